@@ -1,0 +1,61 @@
+# KbtKokkos.cmake — the one place that papers over the two shapes of Kokkos
+# installations kbt meets:
+#  * Debian's libtrilinos-kokkos-dev 3.4.01 (TriBITS config): Serial only, a
+#    Kokkos::kokkos target with a broken include directory, and plain
+#    ${Kokkos_INCLUDE_DIRS}/${Kokkos_LIBRARIES} variables; no version file for
+#    Kokkos Kernels and no Kokkos::kokkoskernels target.
+#  * A modern Kokkos 4.x/5.x (selected with -DKokkos_ROOT=...) that exports
+#    Kokkos::kokkos and Kokkos::kokkoskernels properly.
+# After this module, every target links Kokkos::kokkos and Kokkos::kokkoskernels.
+
+# No version range: Debian's config only accepts its own major version.
+find_package(Kokkos REQUIRED)
+message(STATUS "kbt: Kokkos ${Kokkos_VERSION} from ${Kokkos_DIR}")
+
+if(Kokkos_VERSION VERSION_LESS 4)
+  set(KBT_KOKKOS_TRIBITS ON)
+  # The TriBITS config points Kokkos::kokkos at /usr/lib/include; rebuild it
+  # from the variables, which are right.
+  if(NOT TARGET Kokkos::kokkos)
+    add_library(Kokkos::kokkos INTERFACE IMPORTED)
+  endif()
+  set_target_properties(Kokkos::kokkos PROPERTIES
+    INTERFACE_INCLUDE_DIRECTORIES "${Kokkos_INCLUDE_DIRS}"
+    INTERFACE_LINK_LIBRARIES "${Kokkos_LIBRARIES};${Kokkos_TPL_LIBRARIES}")
+else()
+  set(KBT_KOKKOS_TRIBITS OFF)
+endif()
+
+# Which execution spaces this Kokkos enables; drives the per-backend tests.
+set(KBT_KOKKOS_DEVICES "")
+foreach(_space SERIAL OPENMP CUDA)
+  if(KBT_KOKKOS_TRIBITS)
+    # TriBITS 3.4 only ever ships Serial on Debian; read the config header.
+    find_file(_kbt_kokkos_cfg KokkosCore_config.h PATHS ${Kokkos_INCLUDE_DIRS} NO_DEFAULT_PATH)
+    file(STRINGS "${_kbt_kokkos_cfg}" _hit REGEX "^#define KOKKOS_ENABLE_${_space}$")
+    unset(_kbt_kokkos_cfg CACHE)
+  else()
+    kokkos_check(DEVICES ${_space} RETURN_VALUE _hit)
+  endif()
+  if(_hit)
+    list(APPEND KBT_KOKKOS_DEVICES ${_space})
+  endif()
+endforeach()
+message(STATUS "kbt: Kokkos execution spaces: ${KBT_KOKKOS_DEVICES}")
+
+# Kokkos Kernels: Debian ships no version file and no imported target.
+find_package(KokkosKernels REQUIRED)
+if(NOT TARGET Kokkos::kokkoskernels)
+  add_library(Kokkos::kokkoskernels INTERFACE IMPORTED)
+  set_target_properties(Kokkos::kokkoskernels PROPERTIES
+    INTERFACE_INCLUDE_DIRECTORIES "${KokkosKernels_INCLUDE_DIRS}"
+    INTERFACE_LINK_LIBRARIES "${KokkosKernels_LIBRARIES};${KokkosKernels_TPL_LIBRARIES}")
+endif()
+
+# C++ standard: 17 is the floor; Kokkos 5 requires 20 and pushes it through its
+# target, so only raise ours to match.
+if(Kokkos_VERSION VERSION_GREATER_EQUAL 5)
+  set(KBT_CXX_STANDARD 20)
+else()
+  set(KBT_CXX_STANDARD 17)
+endif()

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs kbt's build and test dependencies from Debian 12 packages.
+# Idempotent: does nothing when everything is already present.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
+  libhdf5-dev hdf5-tools libyaml-cpp-dev libcli11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  gnuplot-nox
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "kbt: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

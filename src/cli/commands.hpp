@@ -1,0 +1,13 @@
+#pragma once
+// Each kbt sub-command lives in its own cmd_<name>.cpp and registers itself
+// on the root CLI11 app through one of these functions (called from main.cpp).
+
+namespace CLI {
+class App;
+}
+
+namespace kbt::cli {
+
+void add_info_command(CLI::App& app);
+
+}  // namespace kbt::cli
