@@ -1,0 +1,104 @@
+#pragma once
+// A run configuration (SPEC §3 "The run config as a whole"), as plain data.
+// Loading and validation live in config_loader.hpp.
+
+#include <kbt/source_text.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kbt {
+
+// One swept parameter. `values` holds the expanded, ordered values of the axis.
+struct ParamSpec {
+  enum class Kind { range, values, linspace, logspace };
+  std::string name;
+  Kind kind = Kind::values;
+  std::vector<double> values;  // expanded axis, in order
+  bool is_integer = false;     // every value is an integer (usable as a window)
+  SourceText origin;           // where the param was declared
+};
+
+struct ScanSpec {
+  std::string name;
+  // Ordered (name, expression) lists, in the order written in the YAML.
+  std::vector<std::pair<std::string, SourceText>> inputs;
+  std::vector<std::pair<std::string, SourceText>> init;
+  std::vector<std::pair<std::string, SourceText>> update;
+  std::vector<std::pair<std::string, SourceText>> outputs;
+  SourceText origin;
+};
+
+struct StrategySpec {
+  std::vector<ParamSpec> params;                            // declaration order
+  std::vector<SourceText> constraints;
+  std::vector<ScanSpec> scans;                              // declaration order
+  std::vector<std::pair<std::string, SourceText>> signals;  // declaration order
+  // Exactly one form: `position`, or any of the entry/exit expressions.
+  std::optional<SourceText> position;
+  std::optional<SourceText> long_entry, long_exit, short_entry, short_exit;
+};
+
+struct SimulationSettings {
+  enum class Fill { close, next_open };
+  enum class SltpPriority { stop_first, target_first };
+  enum class Weighting { raw, equal };
+
+  double initial_capital = 10000.0;
+  Fill fill = Fill::close;
+  double fee_bps = 0.0;                            // used when fee_bps_by_venue is empty
+  std::map<std::string, double> fee_bps_by_venue;  // `fee_bps: {venue: bps}` form
+  double slippage_bps = 0.0;
+  double borrow_rate = 0.0;  // annual, on short notional
+  std::optional<double> stop_loss, take_profit, trailing_stop;  // fractions
+  SltpPriority sltp_priority = SltpPriority::stop_first;
+  double max_gross_leverage = 1.0;
+  Weighting weighting = Weighting::raw;
+  // Scoring window start: a bar index or a timestamp (ns), resolved against the data.
+  std::optional<std::int64_t> score_start_bar;
+  std::optional<std::int64_t> score_start_time_ns;
+  std::optional<double> periods_per_year;  // inferred from bar spacing when absent
+};
+
+struct Objective {
+  std::string metric = "sharpe";
+  bool maximize = true;
+  double min_trades = 0;
+};
+
+struct SweepSettings {
+  std::string device = "auto";  // auto | reference | serial | openmp | cuda
+  std::string precision = "fp64";  // fp64 | fp32
+  Objective objective;
+  std::int64_t top_k = 1000;
+};
+
+struct VerifySettings {
+  std::int64_t top_n = 5000;
+  int threads = 0;  // 0 = all cores
+  std::optional<std::int64_t> score_start_bar, score_start_time_ns;
+  std::optional<std::int64_t> score_end_bar, score_end_time_ns;
+};
+
+struct OutputSettings {
+  std::string path = "results/run.h5";
+  bool csv = true;
+  std::vector<std::string> heatmap;  // two param names, or empty
+};
+
+struct RunConfig {
+  std::string source_path;  // the YAML file ("<memory>" for in-memory YAML)
+  std::string source_yaml;  // the YAML text as read (stored in results)
+  std::string data_path;    // resolved relative to the config file's directory
+  std::vector<std::string> symbols;  // optional subset; empty = all
+  StrategySpec strategy;
+  SimulationSettings simulation;
+  SweepSettings sweep;
+  VerifySettings verify;
+  OutputSettings output;
+};
+
+}  // namespace kbt

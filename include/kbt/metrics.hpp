@@ -1,0 +1,58 @@
+#pragma once
+// The 21 performance metrics of SPEC §5, in their fixed, documented order.
+// Every engine (reference, Kokkos kernels) fills all of them.
+
+#include <array>
+#include <cstddef>
+#include <string>
+
+namespace kbt {
+
+enum class Metric : int {
+  total_return,
+  cagr,
+  ann_volatility,
+  sharpe,
+  sortino,
+  calmar,
+  max_drawdown,
+  max_drawdown_duration,
+  ulcer_index,
+  n_trades,
+  win_rate,
+  profit_factor,
+  avg_trade_return,
+  best_trade,
+  worst_trade,
+  avg_trade_duration,
+  exposure,
+  turnover,
+  fees_paid,
+  funding_paid,
+  final_equity,
+};
+
+inline constexpr std::size_t n_metrics = 21;
+
+// Stable names, index = static_cast<int>(Metric).
+inline const std::array<const char*, n_metrics>& metric_names() {
+  static const std::array<const char*, n_metrics> names{
+      "total_return", "cagr", "ann_volatility", "sharpe", "sortino", "calmar",
+      "max_drawdown", "max_drawdown_duration", "ulcer_index", "n_trades", "win_rate",
+      "profit_factor", "avg_trade_return", "best_trade", "worst_trade",
+      "avg_trade_duration", "exposure", "turnover", "fees_paid", "funding_paid",
+      "final_equity"};
+  return names;
+}
+
+// Index of a metric by name, or -1.
+inline int metric_index(const std::string& name) {
+  const auto& names = metric_names();
+  for (std::size_t i = 0; i < n_metrics; ++i)
+    if (name == names[i]) return static_cast<int>(i);
+  return -1;
+}
+
+using MetricRow = std::array<double, n_metrics>;
+
+}  // namespace kbt
