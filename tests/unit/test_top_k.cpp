@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <kbt/error.hpp>
 #include <kbt/top_k.hpp>
 
 #include <cmath>
