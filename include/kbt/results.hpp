@@ -38,3 +38,15 @@ void write_results_hdf5(const std::string& path, const SweepResults& results,
 void write_top_k_csv(const std::string& path, const SweepResults& results);
 
 }  // namespace kbt
+
+namespace kbt {
+
+// Reads a results file written by write_results_hdf5 (params, metrics, top-K,
+// config). A file whose `complete` attribute is missing is refused.
+struct LoadedResults {
+  SweepResults results;
+  std::string config_yaml;
+};
+LoadedResults read_results_hdf5(const std::string& path);
+
+}  // namespace kbt

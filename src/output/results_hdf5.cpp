@@ -1,6 +1,6 @@
 // Results HDF5 writer. Layout (docs/results.md):
 //   /combo_id            uint64  [n]
-//   /params/<name>       float64 [n]
+//   /params/<name>       float64 [n]   (group attribute `order`: names in declaration order)
 //   /metrics/<name>      float64 [n]
 //   /topk/row            uint64  [k]   rows of the datasets above, best first
 //   /topk/combo_id       uint64  [k]
@@ -135,6 +135,10 @@ void write_results_hdf5(const std::string& path, const SweepResults& results,
     write_1d(file, "combo_id", H5T_NATIVE_UINT64, results.combo_ids.data(), n, path);
     {
       H5Id g = make_group(file, "params", path);
+      // HDF5 lists members by name; keep the declaration order explicitly.
+      std::string order;
+      for (const auto& name : results.param_names) order += (order.empty() ? "" : ",") + name;
+      write_string(g, "order", order, path, true);
       for (std::size_t p = 0; p < n_params; ++p) {
         const auto col = column(results.params, n_params, p, all);
         write_1d(g, results.param_names[p], H5T_NATIVE_DOUBLE, col.data(), n, path);
