@@ -59,3 +59,17 @@ if(Kokkos_VERSION VERSION_GREATER_EQUAL 5)
 else()
   set(KBT_CXX_STANDARD 17)
 endif()
+
+# Floating-point rules for bit-identical results on every execution space
+# (docs/building.md): no FMA contraction anywhere. Applied PUBLIC to kbt so that
+# kernels instantiated from kbt headers in user code follow them too.
+#  * GCC/Clang: -ffp-contract=off (GCC contracts by default in GNU and C++ modes
+#    as soon as the target has FMA, e.g. -march=native; Clang's CUDA mode does).
+#  * nvcc (Kokkos built with nvcc_wrapper): --fmad=false, for the device code.
+function(kbt_strict_floating_point target)
+  target_compile_options(${target} PUBLIC
+    $<$<COMPILE_LANG_AND_ID:CXX,GNU,Clang,AppleClang>:-ffp-contract=off>)
+  if("CUDA" IN_LIST KBT_KOKKOS_DEVICES AND Kokkos_CXX_COMPILER_ID STREQUAL "NVIDIA")
+    target_compile_options(${target} PUBLIC $<$<COMPILE_LANGUAGE:CXX>:--fmad=false>)
+  endif()
+endfunction()
