@@ -21,11 +21,15 @@ run_step("install" ${CMAKE_COMMAND} --install ${KBT_BUILD_DIR} --prefix ${_prefi
 
 set(_configure ${CMAKE_COMMAND} -S ${KBT_DOWNSTREAM_SOURCE} -B ${KBT_SCRATCH}/build
   -G ${KBT_GENERATOR} -DCMAKE_PREFIX_PATH=${_prefix} -DCMAKE_CXX_COMPILER=${KBT_CXX_COMPILER})
+if(KBT_CXX_FLAGS)  # a sanitizer build: the static libkbt needs the same runtime
+  list(APPEND _configure "-DCMAKE_CXX_FLAGS=${KBT_CXX_FLAGS}")
+endif()
 if(KBT_CXX_STANDARD)
   list(APPEND _configure -DCMAKE_CXX_STANDARD=${KBT_CXX_STANDARD})
 endif()
 run_step("configure downstream" ${_configure})
 run_step("build downstream" ${CMAKE_COMMAND} --build ${KBT_SCRATCH}/build)
+set(ENV{OMP_PROC_BIND} false)  # quiets Kokkos' OpenMP binding advice
 run_step("run downstream" ${KBT_SCRATCH}/build/kbt_downstream)
 
 message(STATUS "${step_output}")
