@@ -102,7 +102,7 @@ std::string format_summary(const DataSummary& s) {
       std::string text = "  " + e.name + ": " + std::to_string(e.points) + " points";
       if (e.points)
         text += ", " + format_iso8601_utc(e.first_ns) + " .. " + format_iso8601_utc(e.last_ns);
-      std::snprintf(buf, sizeof buf, "; covers %zu of %zu bars (%.1f%%)", e.bars_covered, s.n_bars,
+      std::snprintf(buf, sizeof buf, "; covers %zu of %zu bars (%.2f%%)", e.bars_covered, s.n_bars,
                     s.n_bars ? 100.0 * static_cast<double>(e.bars_covered) / static_cast<double>(s.n_bars) : 0.0);
       line(text + buf);
     }

@@ -24,9 +24,10 @@ std::optional<std::int64_t> parse_iso8601_ns(std::string_view text);
 // its unit from the magnitude of the integer part:
 //   |v| < 1e11 -> seconds, < 1e14 -> milliseconds, < 1e17 -> microseconds,
 //   otherwise nanoseconds.
-// (1e11 s is the year 5138 and 1e11 ms is 1973-03-03, so any date from 1973
-// to 5138 is read correctly whatever its unit.) Fractions below 1 ns are
-// truncated. Returns nullopt when `text` is not a number or overflows int64 ns.
+// (1e11 ms is 1973-03-03 and 1e11 s lies beyond what int64 ns can hold, the
+// year 2262, so any time from 1973 to 2262 is read correctly whatever its
+// unit.) Fractions below 1 ns are truncated. Returns nullopt when `text` is
+// not a number or overflows int64 ns.
 std::optional<std::int64_t> parse_epoch_ns(std::string_view text);
 
 // ISO-8601 form first, then an epoch number.
