@@ -115,7 +115,20 @@ SourceText YamlDocument::source_text(const YAML::Node& scalar) const {
   st.file = source_name_;
   st.text = scalar.IsScalar() ? scalar.Scalar() : std::string();
   while (!st.text.empty() && is_space(st.text.back())) st.text.pop_back();
-  if (scalar.Mark().pos >= 0) line_column(content_offset(scalar), st.line, st.column);
+  if (scalar.Mark().pos < 0) return st;
+  std::size_t offset = content_offset(scalar);
+  // Leading blank lines of a block scalar are already skipped by content_offset;
+  // leading blanks inside quotes move the position with the text.
+  std::size_t lead = 0;
+  while (lead < st.text.size() && (st.text[lead] == '\n' || st.text[lead] == '\r')) ++lead;
+  st.text.erase(0, lead);
+  lead = 0;
+  while (lead < st.text.size() && is_blank(st.text[lead]) && offset + lead < text_.size() &&
+         is_blank(text_[offset + lead]))
+    ++lead;
+  st.text.erase(0, lead);
+  offset += lead;
+  line_column(offset, st.line, st.column);
   return st;
 }
 
