@@ -238,7 +238,8 @@ class ReferenceSimulator {
   void decide(std::size_t t) {
     const bool position_form = sig_.form == StrategyOutputs::Form::position;
     // Raw targets, weighting, then the gross leverage cap (symbol order).
-    std::vector<double> eff(n_sym_);
+    std::vector<double>& eff = effective_;
+    eff.assign(n_sym_, 0.0);
     double gross = 0;
     for (std::size_t s = 0; s < n_sym_; ++s) {
       SymbolState& st = state_[s];
@@ -299,6 +300,7 @@ class ReferenceSimulator {
   // Trades symbol s to `target` (fraction of `equity`) at reference price `price`.
   void fill(std::size_t s, std::size_t t, double target, double equity, double price) {
     SymbolState& st = state_[s];
+    if (!(equity > 0)) target = 0;  // ruined: no exposure
     st.held_target = target;
     const double new_units = target == 0 ? 0.0 : target * equity / price;
     const double old_units = st.units;
@@ -471,6 +473,7 @@ class ReferenceSimulator {
   const std::vector<double>* close_ = nullptr;
   const std::vector<double>* funding_rate_ = nullptr;
   std::vector<SymbolState> state_;
+  std::vector<double> effective_;  // decide()'s per-symbol targets, reused every bar
   MetricsAccumulator acc_;
   double cash_ = 0;
 };

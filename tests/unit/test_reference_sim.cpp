@@ -256,6 +256,21 @@ TEST(ReferenceSim, NaNBarDoesNotTradeAndKeepsTheLastMark) {
   expect_close(r.equity[2], 1200);
 }
 
+TEST(ReferenceSim, RuinedAccountGoesFlat) {
+  // closes 100, 40, 40, 40; target 2 (cap 2): 20 units, cash -1000.
+  // bar 1: E = -1000 + 20*40 = -200 <= 0: every target becomes 0, sell 20 at 40 -> cash -200.
+  // Trade return (-2000 + 800) / 2000 = -0.6; no new position afterwards.
+  const BarData data = make_data({flat_bars({100, 40, 40, 40})});
+  SimulationSettings sim = base_settings();
+  sim.max_gross_leverage = 2;
+  const auto r = run(data, sim, targets({{2, NaN, NaN, NaN}}));
+  ASSERT_EQ(r.trades.size(), 1u);
+  EXPECT_EQ(r.trades[0].exit_bar, 1u);
+  expect_close(r.trades[0].trade_return, -0.6);
+  expect_close(metric(r.metrics, Metric::final_equity), -200);
+  EXPECT_EQ(metric(r.metrics, Metric::cagr), -1);
+}
+
 TEST(ReferenceSim, ZeroReturnsGiveNaNSharpe) {
   const BarData data = make_data({flat_bars({100, 100, 100, 100})});
   const auto r = run(data, base_settings(), targets({{1, NaN, NaN, NaN}}));
