@@ -146,5 +146,34 @@ TEST(ReferenceSimMulti, ASymbolWithoutPriceWaitsOthersTrade) {
   expect_close(r.trades[1].units, 10);
 }
 
+TEST(ReferenceSimMulti, NextOpenSizesEveryFillOnTheEquityAtTheOpen) {
+  // A: 100, (o 100, c 100), (o 120, c 120), 120; B: 50 throughout.
+  // Targets A 0.5 from bar 0, B 0.5 from bar 1; next_open fills.
+  // bar 1 open: A 0.5*1000/100 = 5 units, cash 500.
+  // bar 2 open: E_open = 500 + 5*120 (A at this open, not its last close) = 1100:
+  //   B 0.5*1100/50 = 11 units, cash 500 - 550 = -50; E2 = -50 + 600 + 550 = 1100.
+  const BarData data = make_data({flat_bars({100, 100, 120, 120}), flat_bars({50, 50, 50, 50})});
+  SimulationSettings sim = base_settings();
+  sim.fill = SimulationSettings::Fill::next_open;
+  const auto r = run(data, sim, targets({{0.5, NaN, NaN, NaN}, {0, 0.5, NaN, NaN}}));
+  ASSERT_EQ(r.trades.size(), 2u);
+  EXPECT_EQ(r.trades[1].symbol, 1u);
+  EXPECT_EQ(r.trades[1].entry_bar, 2u);
+  expect_close(r.trades[1].units, 11);
+  expect_close(r.equity[2], 1100);
+}
+
+TEST(ReferenceSimMulti, NextOpenOrderWithoutAnOpenLapsesAndIsReissued) {
+  // Bar 1 has no open: the order of bar 0 lapses; bar 1's decision re-issues it and it
+  // fills at bar 2's open (110): 1000/110 units.
+  const BarData data = make_data({{flat(100), {NaN, 100, 100, 100}, flat(110), flat(121)}});
+  SimulationSettings sim = base_settings();
+  sim.fill = SimulationSettings::Fill::next_open;
+  const auto r = run(data, sim, targets({{1, NaN, NaN, NaN}}));
+  ASSERT_EQ(r.trades.size(), 1u);
+  EXPECT_EQ(r.trades[0].entry_bar, 2u);
+  expect_close(r.equity[3], 1100);
+}
+
 }  // namespace
 }  // namespace kbt
