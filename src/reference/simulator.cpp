@@ -96,8 +96,7 @@ int sign_of(double x) { return x > 0 ? 1 : (x < 0 ? -1 : 0); }
 struct SymbolState {
   double units = 0;          // signed units held
   double held_target = 0;    // effective target of the last fill (0 after a stop exit)
-  double mark = 0;           // last non-NaN close (valid once has_mark)
-  bool has_mark = false;
+  double mark = 0;           // last non-NaN close (read only while units != 0)
 
   // Position form: the strategy's target with NaN carried forward, and the stop lock.
   double carried_target = 0;
@@ -165,35 +164,34 @@ class ReferenceSimulator {
   bool bar_valid(std::size_t s, std::size_t t) const { return !math::isnan(at(close_, s, t)); }
 
   void step(std::size_t t, bool last_bar) {
+    // Steps numbered as in docs/semantics.md "One bar t of the window".
     // 1. next_open: the orders decided at the previous close fill at this open.
     if (sim_.fill == SimulationSettings::Fill::next_open) fill_pending_orders(t);
 
-    // 2. Stops, intra-bar, on every position held at this point.
+    // 2. The bar is exposed when a position is held now.
     bool exposed = false;
     for (std::size_t s = 0; s < n_sym_; ++s) exposed = exposed || state_[s].units != 0;
+    // 3. Stops, intra-bar, on every position held at this point.
     for (std::size_t s = 0; s < n_sym_; ++s) check_stops(s, t);
 
-    // 3. Borrow and funding on positions held through the bar.
+    // 4. Borrow and funding on positions held through the bar.
     for (std::size_t s = 0; s < n_sym_; ++s) charge_carry(s, t);
 
-    // 4. Mark to the close.
+    // 5. Mark to the close.
     for (std::size_t s = 0; s < n_sym_; ++s)
-      if (bar_valid(s, t)) {
-        state_[s].mark = at(close_, s, t);
-        state_[s].has_mark = true;
-      }
+      if (bar_valid(s, t)) state_[s].mark = at(close_, s, t);
 
-    // 5. The strategy's decision (none on the last window bar).
+    // 6. The strategy's decision (none on the last window bar).
     if (sig_.form == StrategyOutputs::Form::position)
       for (std::size_t s = 0; s < n_sym_; ++s) carry_target(s, t);
     if (!last_bar) decide(t);
 
-    // 6. Equity at the close, into the metrics.
+    // 7. Equity at the close, into the metrics.
     const double equity = marked_equity();
     acc_.add_bar(equity, exposed);
     if (opts_.keep_equity) result_.equity.push_back(equity);
 
-    // 7. End of the window: open positions are closed at the mark for the statistics.
+    // 8. End of the window: open positions are closed at the mark for the statistics.
     if (last_bar)
       for (std::size_t s = 0; s < n_sym_; ++s)
         if (state_[s].units != 0) {
