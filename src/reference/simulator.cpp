@@ -57,10 +57,6 @@ void validate_settings(const SimulationSettings& sim) {
   for (const auto& [name, value] : stops)
     if (*value && !(is_finite(**value) && **value > 0))
       config_error(std::string("simulation.") + name + ": must be a positive fraction or null");
-  if (sim.stop_loss && *sim.stop_loss >= 1)
-    config_error("simulation.stop_loss: must be below 1 (a fraction of the entry price)");
-  if (sim.trailing_stop && *sim.trailing_stop >= 1)
-    config_error("simulation.trailing_stop: must be below 1 (a fraction of the best price)");
 }
 
 void validate_signals(const BarData& bars, const StrategyOutputs& sig) {
