@@ -1016,7 +1016,7 @@ Program compile_strategy(const StrategySpec& spec, const DataSchema& schema,
       const AstNode ast = parse_expression(*text);
       const Value v = c.lower_top(*text, ast);
       if (!v.boolean)
-        c.fail(*text, ast, std::string(name) + " must be a boolean expression; expected a comparison, "
+        fail_at(*text, 0, std::string(name) + " must be a boolean expression; expected a comparison, "
                                                "and/or/not, cross_above() or cross_below()");
       return v.reg;
     };
@@ -1029,9 +1029,9 @@ Program compile_strategy(const StrategySpec& spec, const DataSchema& schema,
     const AstNode ast = parse_expression(text);
     const Value v = c.lower_top(text, ast);
     if (v.series)
-      c.fail(text, ast, "a constraint must depend on params only; expected e.g. \"fast < slow\"");
+      fail_at(text, 0, "a constraint must depend on params only; expected e.g. \"fast < slow\"");
     if (!v.boolean)
-      c.fail(text, ast, "a constraint must be a boolean expression; expected a comparison such as "
+      fail_at(text, 0, "a constraint must be a boolean expression; expected a comparison such as "
                         "\"fast < slow\"");
     p.constraints.push_back(v.reg);
     p.constraint_texts.push_back(text.text);

@@ -78,9 +78,9 @@ int edit_distance(const std::string& a, const std::string& b) {
 }
 
 std::string did_you_mean(const std::string& name, const std::vector<std::string>& candidates) {
-  // Allow roughly one edit per three characters, at most 2, so that short names
-  // are not "corrected" into unrelated ones.
-  const int limit = std::min(2, std::max(1, static_cast<int>(name.size()) / 3));
+  // One edit for names of one or two characters, two otherwise, so that short
+  // names are not "corrected" into unrelated ones.
+  const int limit = name.size() <= 2 ? 1 : 2;
   int best = limit + 1;
   std::string best_name;
   for (const auto& c : candidates) {
