@@ -9,5 +9,6 @@ class App;
 namespace kbt::cli {
 
 void add_info_command(CLI::App& app);
+void add_show_command(CLI::App& app);
 
 }  // namespace kbt::cli
