@@ -222,9 +222,14 @@ Row cs_rank(const Row& x) {
       if (v < x[i]) ++less;
       else if (v == x[i]) ++equal;
     }
-    // Average rank of the tie group (1-based), as a fraction of the valid count.
+    // Average 1-based rank of the tie group, scaled so that the lowest valid value
+    // is 0 and the highest 1; a lone valid value is 0.5.
+    if (valid == 1) {
+      y[i] = 0.5;
+      continue;
+    }
     const double rank = static_cast<double>(less) + (static_cast<double>(equal) + 1.0) / 2.0;
-    y[i] = rank / static_cast<double>(valid);
+    y[i] = (rank - 1.0) / static_cast<double>(valid - 1);
   }
   return y;
 }

@@ -12,10 +12,10 @@ BarData three_symbols() {
 }
 }  // namespace
 
-TEST(ReferenceCrossSectional, RankIsTheAverageRankOverValidSymbols) {
-  // bar 0: ranks 1, 3, 2 of 3 -> 1/3, 1, 2/3. bar 1: a tie for ranks 1-2 -> 1.5/2 each.
-  // bar 2: one valid value -> 1/1.
-  expect_series(eval(three_symbols(), "cs_rank(close)"), {1.0 / 3, 0.75, NaN, 1, NaN, 1, 2.0 / 3, 0.75, NaN});
+TEST(ReferenceCrossSectional, RankIsScaledFromZeroToOneWithAveragedTies) {
+  // bar 0: ranks 1, 3, 2 of 3 -> (r-1)/(3-1) = 0, 1, 0.5. bar 1: a tie for ranks 1-2,
+  // average 1.5 -> 0.5 each. bar 2: one valid value -> 0.5.
+  expect_series(eval(three_symbols(), "cs_rank(close)"), {0, 0.5, NaN, 1, NaN, 0.5, 0.5, 0.5, NaN});
 }
 
 TEST(ReferenceCrossSectional, DemeanAndZscore) {
@@ -26,9 +26,9 @@ TEST(ReferenceCrossSectional, DemeanAndZscore) {
 }
 
 TEST(ReferenceCrossSectional, ComposesWithSeriesOps) {
-  // lag then rank: bar 0 all NaN; bar 1 ranks of (1, 3, 2).
+  // lag then rank: bar 0 all NaN; bar 1 ranks of (1, 3, 2); bar 2 of (5, NaN, 5).
   expect_series(eval(three_symbols(), "cs_rank(lag(close, 1))"),
-                {NaN, 1.0 / 3, 0.75, NaN, 1, NaN, NaN, 2.0 / 3, 0.75});
+                {NaN, 0, 0.5, NaN, 1, NaN, NaN, 0.5, 0.5});
 }
 
 TEST(ReferenceHtf, BucketsAreCalendarAlignedAndOnlyCompletedOnesAreVisible) {
