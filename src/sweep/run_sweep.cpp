@@ -10,6 +10,7 @@
 #include <kbt/version.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 
 #include "sweep/host_parallel.hpp"
@@ -99,6 +100,8 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   RunProfile& prof = outcome.profile;
   prof.set("kbt_version", version_string);
   prof.set("kokkos_version", kokkos_version_string());
+  prof.set("data_path", std::filesystem::absolute(config.data_path).lexically_normal().string());
+  prof.set("config_path", config.source_path);
   prof.set("device", outcome.device_used);
   prof.set("device_requested", requested);
   prof.set("precision", "fp64");
