@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <set>
+#include <sys/stat.h>
 
 #include "data/hdf5_support.hpp"
 #include "data/validation.hpp"
@@ -41,6 +42,10 @@ bool type_matches(hid_t type, Kind k) {
 class Hdf5Reader {
  public:
   explicit Hdf5Reader(std::string path) : path_(std::move(path)) {
+    struct stat st;
+    if (::stat(path_.c_str(), &st) != 0)
+      throw Error(ErrorCategory::io, "cannot open '" + path_ + "': " + std::strerror(errno));
+    if (S_ISDIR(st.st_mode)) throw Error(ErrorCategory::io, "cannot open '" + path_ + "': is a directory");
     {
       std::ifstream probe(path_, std::ios::binary);
       if (!probe) throw Error(ErrorCategory::io, "cannot open '" + path_ + "': " + std::strerror(errno));
