@@ -50,7 +50,11 @@ class Hdf5Reader {
       std::ifstream probe(path_, std::ios::binary);
       if (!probe) throw Error(ErrorCategory::io, "cannot open '" + path_ + "': " + std::strerror(errno));
     }
+#if H5_VERSION_GE(1, 12, 0)
+    const htri_t is_hdf5 = H5Fis_accessible(path_.c_str(), H5P_DEFAULT);
+#else
     const htri_t is_hdf5 = H5Fis_hdf5(path_.c_str());
+#endif
     if (is_hdf5 <= 0) throw Error(ErrorCategory::data_format, path_ + ": not an HDF5 file");
     file_ = H5Id(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
     if (!file_.valid())
