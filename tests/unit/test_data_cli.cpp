@@ -206,6 +206,11 @@ TEST(DataCli, SynthImportInspectHappyPaths) {
                          "' --venue BTC=binance");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("ignored columns: extra"), std::string::npos) << r.output;
+  // A positional CSV after a repeatable NAME=path option is still a bar file.
+  const std::string out2 = dir.file("i2.h5");
+  r = kbt::test::run_kbt("data import --out '" + out2 + "' --exo hr='" + e + "' '" + a + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(kbt::load_bars_hdf5(out2).symbols, std::vector<std::string>{"A"});
   const auto b = kbt::load_bars_hdf5(out);
   EXPECT_EQ(b.symbols, std::vector<std::string>{"BTC"});
   EXPECT_EQ(b.venues, std::vector<std::string>{"binance"});
