@@ -112,8 +112,10 @@ std::optional<std::int64_t> parse_iso8601_ns(std::string_view s) {
         ++pos;
         int oh = 0, om = 0;
         if (!read_digits(s, pos, 2, oh)) return std::nullopt;
-        if (pos < s.size() && s[pos] == ':') ++pos;
-        if (!read_digits(s, pos, 2, om)) return std::nullopt;
+        if (pos < s.size()) {  // +hh alone, or +hh:mm / +hhmm
+          if (s[pos] == ':') ++pos;
+          if (!read_digits(s, pos, 2, om)) return std::nullopt;
+        }
         if (oh > 23 || om > 59) return std::nullopt;
         offset_sec = (oh * 3600 + om * 60) * (c == '+' ? 1 : -1);
       }

@@ -28,6 +28,9 @@ TEST(DataTimeFormat, IsoFractionsAndOffsets) {
   EXPECT_EQ(kbt::parse_iso8601_ns("2021-01-01T02:00:00+02:00"), k2021);
   EXPECT_EQ(kbt::parse_iso8601_ns("2020-12-31T19:00:00-05:00"), k2021);
   EXPECT_EQ(kbt::parse_iso8601_ns("2020-12-31T18:30:00-0530"), k2021);
+  EXPECT_EQ(kbt::parse_iso8601_ns("2021-01-01T09:00:00+09"), k2021);
+  EXPECT_FALSE(kbt::parse_iso8601_ns("2021-01-01T09:00:00+9"));
+  EXPECT_FALSE(kbt::parse_iso8601_ns("2021-01-01T09:00:00+09:"));
 }
 
 TEST(DataTimeFormat, IsoRejectsMalformed) {

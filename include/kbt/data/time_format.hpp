@@ -16,7 +16,7 @@ namespace kbt {
 //   2021-03-04 05:06:07  / 2021-03-04T05:06:07
 //   2021-03-04T05:06               (seconds omitted)
 //   ...07.123456789                (1 to 9 fractional digits)
-//   ...Z / ...+02:00 / ...-0530    (offset; the result is converted to UTC)
+//   ...Z / ...+02:00 / ...-0530 / ...+09  (offset; the result is converted to UTC)
 // A time without an offset is taken as UTC. Returns nullopt when `text` is
 // not of this form or names an impossible date/time.
 std::optional<std::int64_t> parse_iso8601_ns(std::string_view text);
