@@ -352,13 +352,18 @@ class Loader {
     } else {
       bad(e, what, param_help);
     }
-    for (std::size_t i = 0; i < p.values.size(); ++i)
-      for (std::size_t j = 0; j < i; ++j)
-        if (p.values[i] == p.values[j])
+    // Distinct values (ranges are strictly increasing by construction).
+    if (p.kind != ParamSpec::Kind::range) {
+      std::vector<std::pair<double, std::size_t>> sorted;
+      for (std::size_t i = 0; i < p.values.size(); ++i) sorted.emplace_back(p.values[i], i);
+      std::sort(sorted.begin(), sorted.end());
+      for (std::size_t i = 1; i < sorted.size(); ++i)
+        if (sorted[i].first == sorted[i - 1].first)
           doc_.fail(ErrorCategory::grid, e.key,
-                    what + " has the value " + detail::format_number(p.values[i]) +
-                        " twice (positions " + std::to_string(j + 1) + " and " + std::to_string(i + 1) +
+                    what + " has the value " + detail::format_number(sorted[i].first) + " twice (positions " +
+                        std::to_string(sorted[i - 1].second + 1) + " and " + std::to_string(sorted[i].second + 1) +
                         "); every value of an axis must be distinct");
+    }
     p.is_integer = detail::all_integral(p.values);
     return p;
   }

@@ -171,7 +171,7 @@ const YamlEntry* find_entry(const std::vector<YamlEntry>& entries, const std::st
 std::string describe_value(const YAML::Node& node) {
   if (!node.IsDefined() || node.IsNull()) return "null";
   if (node.IsMap()) return "a mapping";
-  if (node.IsSequence()) return "a list";
+  if (node.IsSequence()) return "a list of " + std::to_string(node.size());
   return "'" + node.Scalar() + "'";
 }
 
