@@ -75,10 +75,11 @@ std::string time_point(const std::optional<std::int64_t>& bar, const std::option
 }
 
 void print_summary(const RunConfig& c) {
-  std::printf("config: %s\n", c.source_path.c_str());
   std::error_code ec;
-  const bool exists = std::filesystem::exists(c.data_path, ec);
-  std::printf("data: %s%s\n", c.data_path.c_str(), exists ? "" : "  (not found)");
+  if (!std::filesystem::exists(c.data_path, ec))
+    throw Error(ErrorCategory::io, c.data_origin.where() + ": data file '" + c.data_path + "' does not exist");
+  std::printf("config: %s\n", c.source_path.c_str());
+  std::printf("data: %s\n", c.data_path.c_str());
   std::string symbols;
   for (const auto& x : c.symbols) symbols += (symbols.empty() ? "" : ", ") + x;
   std::printf("symbols: %s\n", symbols.empty() ? "all in the data file" : symbols.c_str());
@@ -137,8 +138,6 @@ void print_summary(const RunConfig& c) {
   const OutputSettings& o = c.output;
   std::printf("output: %s, csv %s, heatmap %s\n", o.path.c_str(), o.csv ? "yes" : "no",
               o.heatmap.empty() ? "none" : (o.heatmap[0] + " x " + o.heatmap[1]).c_str());
-  if (!exists)
-    throw Error(ErrorCategory::io, c.data_origin.where() + ": data file '" + c.data_path + "' does not exist");
   std::printf("config OK\n");
 }
 
