@@ -1,0 +1,24 @@
+#pragma once
+// Selection of the best combos by an objective metric (SPEC §6 "Top-K").
+// Order is total and deterministic: objective value (best first), then combo id
+// ascending; combos whose objective is NaN or that fail min_trades are never
+// selected.
+
+#include <kbt/config.hpp>
+#include <kbt/metrics.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace kbt {
+
+// `metrics` is row-major [n_rows][n_metrics]; `combo_ids` [n_rows] breaks ties.
+// Returns up to k row indices, best first.
+std::vector<std::size_t> select_top_k(const std::vector<double>& metrics,
+                                      const std::vector<std::uint64_t>& combo_ids,
+                                      const Objective& objective, std::size_t k);
+
+// True when row `metrics_row` is eligible under the objective's constraints.
+bool eligible(const double* metrics_row, const Objective& objective);
+
+}  // namespace kbt

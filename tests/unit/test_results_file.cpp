@@ -1,0 +1,104 @@
+#include <gtest/gtest.h>
+#include <kbt/error.hpp>
+#include <kbt/results.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+kbt::SweepResults small_results() {
+  kbt::SweepResults r;
+  r.param_names = {"slow", "fast"};  // declaration order, not alphabetical
+  r.combo_ids = {3, 7, 8};
+  r.params = {20, 5, 30, 5, 30, 10};
+  r.metrics.assign(3 * kbt::n_metrics, 0.0);
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t m = 0; m < kbt::n_metrics; ++m) r.metrics[i * kbt::n_metrics + m] = 100.0 * i + m;
+  r.metrics[1 * kbt::n_metrics + 4] = std::nan("");
+  r.top_k = {2, 0};
+  r.objective_metric = "sharpe";
+  r.maximize = true;
+  return r;
+}
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("kbt_test_" + name)).string();
+}
+
+std::string capture(const std::string& cmd) {
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  ::pclose(p);
+  return out;
+}
+
+}  // namespace
+
+TEST(ResultsFile, RoundTripKeepsOrderValuesAndTopK) {
+  const auto path = temp_path("roundtrip.h5");
+  const auto r = small_results();
+  kbt::RunProfile profile;
+  profile.set("device", "reference");
+  profile.set("combos_per_second", 12.5);
+  kbt::write_results_hdf5(path, r, "data: x.h5\n", profile);
+  const auto loaded = kbt::read_results_hdf5(path);
+  EXPECT_EQ(loaded.results.param_names, r.param_names);
+  EXPECT_EQ(loaded.results.combo_ids, r.combo_ids);
+  EXPECT_EQ(loaded.results.params, r.params);
+  EXPECT_EQ(loaded.results.top_k, r.top_k);
+  EXPECT_EQ(loaded.results.objective_metric, "sharpe");
+  EXPECT_EQ(loaded.config_yaml, "data: x.h5\n");
+  for (std::size_t i = 0; i < r.metrics.size(); ++i) {
+    if (std::isnan(r.metrics[i])) EXPECT_TRUE(std::isnan(loaded.results.metrics[i]));
+    else EXPECT_EQ(loaded.results.metrics[i], r.metrics[i]);
+  }
+  std::filesystem::remove(path);
+}
+
+TEST(ResultsFile, IndependentReaderSeesTheDocumentedLayout) {
+  const auto path = temp_path("h5dump.h5");
+  kbt::write_results_hdf5(path, small_results(), "a: 1\n", {});
+  // h5dump (hdf5-tools) reads the file without any kbt code.
+  const auto dump = capture("h5dump -d /params/slow -d /topk/combo_id -d /metrics/final_equity " + path);
+  EXPECT_NE(dump.find("(0): 20, 30, 30"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("(0): 8, 3"), std::string::npos) << dump;  // top-K combo ids, best first
+  EXPECT_NE(dump.find("(0): 20, 120, 220"), std::string::npos) << dump;
+  std::filesystem::remove(path);
+}
+
+TEST(ResultsFile, FileWithoutCompleteMarkIsRefused) {
+  const auto path = temp_path("incomplete.h5");
+  {
+    std::ofstream f(path);
+    f << "not hdf5";
+  }
+  try {
+    kbt::read_results_hdf5(path);
+    FAIL();
+  } catch (const kbt::Error& e) {
+    EXPECT_EQ(e.category(), kbt::ErrorCategory::data_format);
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos);
+  }
+  std::filesystem::remove(path);
+}
+
+TEST(ResultsFile, NoTemporaryLeftAfterWrite) {
+  const auto dir = std::filesystem::temp_directory_path() / "kbt_test_results_dir";
+  std::filesystem::remove_all(dir);
+  const auto path = (dir / "r.h5").string();
+  kbt::write_results_hdf5(path, small_results(), "", {});
+  std::size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    ++files;
+    EXPECT_EQ(e.path().filename(), "r.h5");
+  }
+  EXPECT_EQ(files, 1u);
+  std::filesystem::remove_all(dir);
+}
