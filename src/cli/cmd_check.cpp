@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <kbt/config_loader.hpp>
+#include <kbt/data/time_format.hpp>
 #include <kbt/error.hpp>
 #include <kbt/param_grid.hpp>
 
@@ -50,27 +51,7 @@ std::string optional_fraction(const std::optional<double>& v) { return v ? forma
 std::string time_point(const std::optional<std::int64_t>& bar, const std::optional<std::int64_t>& ns,
                        const char* none) {
   if (bar) return "bar " + std::to_string(*bar);
-  if (ns) {
-    // civil_from_days (H. Hinnant) for a readable UTC time.
-    std::int64_t secs = *ns / 1000000000, nanos = *ns % 1000000000;
-    if (nanos < 0) nanos += 1000000000, secs -= 1;
-    std::int64_t z = (secs >= 0 ? secs : secs - 86399) / 86400;
-    const std::int64_t sod = secs - z * 86400;
-    z += 719468;
-    const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const std::int64_t doe = z - era * 146097;
-    const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const std::int64_t mp = (5 * doy + 2) / 153;
-    const std::int64_t d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
-    const std::int64_t y = yoe + era * 400 + (m <= 2);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld.%09lldZ", static_cast<long long>(y),
-                  static_cast<long long>(m), static_cast<long long>(d), static_cast<long long>(sod / 3600),
-                  static_cast<long long>(sod / 60 % 60), static_cast<long long>(sod % 60),
-                  static_cast<long long>(nanos));
-    return buf;
-  }
+  if (ns) return format_iso8601_utc(*ns);
   return none;
 }
 

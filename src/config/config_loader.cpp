@@ -2,6 +2,7 @@
 // Key reference: docs/config.md.
 
 #include <kbt/config_loader.hpp>
+#include <kbt/data/time_format.hpp>
 #include <kbt/error.hpp>
 #include <kbt/metrics.hpp>
 #include <kbt/param_grid.hpp>
@@ -213,7 +214,7 @@ class Loader {
       bar = *i;
       return;
     }
-    const auto t = parse_utc_timestamp_ns(s);
+    const auto t = parse_iso8601_ns(s);  // the same ISO-8601 rules as the data files
     if (!t) bad(e, what, expected);
     time_ns = *t;
   }
