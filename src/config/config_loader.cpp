@@ -104,6 +104,8 @@ class Loader {
   RunConfig& cfg_;
   const YamlEntry* params_entry_ = nullptr;
 
+  void note(const YamlEntry& e, const std::string& key) { cfg_.key_origins[key] = doc_.value_origin(e); }
+
   [[noreturn]] void bad(const YamlEntry& e, const std::string& what, const std::string& expected) const {
     doc_.fail(ErrorCategory::config, e, what + " must be " + expected + " (got " + describe_value(e.value) + ")");
   }
@@ -222,6 +224,7 @@ class Loader {
   // ---- sections ----
   void data(const YamlEntry& e, const std::string& base_dir) {
     const std::string path = text(e, "data", "a file path (HDF5, or CSV to import on the fly)");
+    note(e, "data");
     cfg_.data_origin = doc_.source_text(e.value);
     std::filesystem::path p(path);
     if (p.is_relative() && !base_dir.empty()) p = (std::filesystem::path(base_dir) / p).lexically_normal();
@@ -229,6 +232,7 @@ class Loader {
   }
 
   void symbols(const YamlEntry& e) {
+    note(e, "symbols");
     if (e.value.IsNull()) return;
     if (e.value.IsScalar()) {
       cfg_.symbols.push_back(text(e, "symbols", "a list of symbol names"));
@@ -426,6 +430,7 @@ class Loader {
     SimulationSettings& s = cfg_.simulation;
     for (const auto& item : doc_.entries(e, "simulation", simulation_keys)) {
       const std::string what = "simulation." + item.name;
+      note(item, what);
       const std::string& k = item.name;
       if (k == "initial_capital") s.initial_capital = number(item, what, Bound::positive);
       else if (k == "fill") s.fill = choice(item, what, {"close", "next_open"}) == "close" ? SimulationSettings::Fill::close
@@ -466,6 +471,7 @@ class Loader {
     SweepSettings& s = cfg_.sweep;
     for (const auto& item : doc_.entries(e, "sweep", sweep_keys)) {
       const std::string what = "sweep." + item.name;
+      note(item, what);
       const std::string& k = item.name;
       if (k == "device") s.device = choice(item, what, {"auto", "reference", "serial", "openmp", "cuda"});
       else if (k == "precision") s.precision = choice(item, what, {"fp64", "fp32"});
@@ -485,6 +491,7 @@ class Loader {
     }
     for (const auto& item : doc_.entries(e, "sweep.objective", objective_keys)) {
       const std::string what = "sweep.objective." + item.name;
+      note(item, what);
       if (item.name == "metric") o.metric = choice(item, what, metrics);
       else if (item.name == "direction") o.maximize = choice(item, what, {"max", "min"}) == "max";
       else if (item.name == "min_trades") o.min_trades = number(item, what, Bound::non_negative);
@@ -498,6 +505,7 @@ class Loader {
     const YamlEntry* end = nullptr;
     for (const auto& item : doc_.entries(e, "verify", verify_keys)) {
       const std::string what = "verify." + item.name;
+      note(item, what);
       if (item.name == "top_n") v.top_n = integer(item, what, 0);
       else if (item.name == "threads") v.threads = static_cast<int>(integer(item, what, 0));
       else if (item.name == "score_start") time_point(item, what, v.score_start_bar, v.score_start_time_ns), start = &item;
@@ -515,6 +523,7 @@ class Loader {
     OutputSettings& o = cfg_.output;
     for (const auto& item : doc_.entries(e, "output", output_keys)) {
       const std::string what = "output." + item.name;
+      note(item, what);
       if (item.name == "path") o.path = text(item, what, "a file path");
       else if (item.name == "csv") o.csv = boolean(item, what);
       else if (item.name == "heatmap") heatmap(item);

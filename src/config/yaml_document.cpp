@@ -132,6 +132,15 @@ SourceText YamlDocument::source_text(const YAML::Node& scalar) const {
   return st;
 }
 
+SourceText YamlDocument::value_origin(const YamlEntry& entry) const {
+  if (entry.value.IsScalar()) return source_text(entry.value);
+  SourceText st;
+  st.file = source_name_;
+  const YAML::Node& at = entry.value.IsNull() ? entry.key : entry.value;
+  if (at.Mark().pos >= 0) line_column(static_cast<std::size_t>(at.Mark().pos), st.line, st.column);
+  return st;
+}
+
 std::vector<YamlEntry> YamlDocument::entries(const YAML::Node& map, const std::string& context,
                                              const std::vector<std::string>& allowed) const {
   if (!map.IsMap()) fail(ErrorCategory::config, map, context + " must be a mapping (got " + describe_value(map) + ")");

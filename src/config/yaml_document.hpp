@@ -41,6 +41,8 @@ class YamlDocument {
   // anchor or tag, one column after an opening quote, or the first character of the
   // first non-blank line of a block scalar (| or >). Trailing blanks are dropped.
   SourceText source_text(const YAML::Node& scalar) const;
+  // Where an entry's value stands (see where(YamlEntry)), with the scalar text if any.
+  SourceText value_origin(const YamlEntry& entry) const;
 
   // The entries of a mapping in written order. Rejects a non-mapping (`context`
   // names it, e.g. "simulation"), non-scalar or duplicate keys, and - when `allowed`

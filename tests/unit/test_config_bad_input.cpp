@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <kbt/data_io.hpp>
+
 #include "support/cli_runner.hpp"
 
 namespace {
@@ -111,4 +113,82 @@ TEST(CliCheck, PrintsTheSummaryOfAGoodConfig) {
   EXPECT_NE(result.output.find("5, 10, 15, ..., 50"), std::string::npos) << result.output;
   EXPECT_NE(result.output.find("config OK"), std::string::npos) << result.output;
   std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+// A temporary directory with data/sample.h5 (synthetic, 2 symbols on venues
+// binance and okx, 300 hourly bars from 2021-01-01) and configs/.
+class CheckWithData : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("kbt_check_data_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_ / "configs");
+    std::filesystem::create_directories(dir_ / "data");
+    kbt::SynthOptions o;
+    o.n_symbols = 2;
+    o.n_bars = 300;
+    o.venues = {"binance", "okx"};
+    const auto md = kbt::synth_market_data(o);
+    kbt::write_bars_hdf5(md.bars, md.exo, (dir_ / "data" / "sample.h5").string());
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Writes configs/x.yaml and runs `kbt check --data` on it.
+  kbt::test::CliResult check(const std::string& yaml) {
+    config_ = (dir_ / "configs" / "x.yaml").string();
+    std::ofstream(config_) << yaml;
+    return kbt::test::run_kbt("check --data '" + config_ + "'");
+  }
+
+  std::filesystem::path dir_;
+  std::string config_;
+};
+
+const std::string strategy_head =
+    "data: ../data/sample.h5\n"               // 1
+    "strategy:\n"                             // 2
+    "  params:\n"                             // 3
+    "    fast: {range: [5, 50, 5]}\n"         // 4: 10 values
+    "    slow: {range: [20, 200, 10]}\n"      // 5: 19 values
+    "    k: {values: [0.5, 1]}\n"             // 6
+    "  constraints: [\"fast < slow\"]\n";     // 7
+
+}  // namespace
+
+TEST_F(CheckWithData, CompilesAndCountsCombosAfterConstraints) {
+  // fast < slow, counted by hand: slow 20 -> 3 fast values, 30 -> 5, 40 -> 7, 50 -> 9,
+  // 60..200 (15 values) -> 10 each: 174 pairs, x 2 values of k = 348 of 380.
+  const auto r = check(strategy_head + "  position: where(sma(close, fast) > sma(close, slow), k, -k)\n"
+                                       "simulation: {fee_bps: {binance: 7.5, okx: 8}, score_start: 2021-01-02}\n");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("data: 300 bars, 2021-01-01T00:00:00Z .. 2021-01-13T11:00:00Z, 2 symbols"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("scoring from bar 24 (2021-01-02T00:00:00Z)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("combos: 380 before constraints, 348 after"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("data and strategy OK"), std::string::npos) << r.output;
+}
+
+TEST_F(CheckWithData, UnknownNameIsALanguageErrorAtItsConfigLine) {
+  const auto r = check(strategy_head + "  position: where(sma(close, fats) > 0, 1, -1)\n");  // line 8
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("kbt: error [language]: " + config_ + ":8:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("fats"), std::string::npos) << r.output;
+}
+
+TEST_F(CheckWithData, VenueWithoutFeeIsAnError) {
+  const auto r = check(strategy_head + "  position: 1\nsimulation:\n  fee_bps: {binance: 7.5}\n");  // fee on line 10
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("kbt: error [config]: " + config_ + ":10:12: simulation.fee_bps has no fee for venue 'okx'"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST_F(CheckWithData, ScoreStartAfterTheDataIsAnError) {
+  const auto r = check(strategy_head + "  position: 1\nsimulation:\n  score_start: 300\n");  // bar 300 of 0..299
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find(config_ + ":10:16: simulation.score_start bar 300 is beyond the 300 bars"),
+            std::string::npos)
+      << r.output;
 }

@@ -300,3 +300,14 @@ TEST(ConfigLoader, ScoringWindowPoints) {
   for (const char* bad : {"2021-02-29", "2021-13-01", "-1", "2.5", "yesterday", "[1]"})
     EXPECT_THROW(start(bad), kbt::Error) << bad;
 }
+
+TEST(ConfigLoader, KeyOriginsPointAtTheWrittenValues) {
+  const auto c = parse("data: d.h5\nstrategy: {position: 1}\nsimulation:\n  fee_bps: {okx: 8}\n  fill:   close\n"
+                       "sweep: {objective: {metric: calmar}}\n");
+  EXPECT_EQ(c.where("data"), "cfg.yaml:1:7");
+  EXPECT_EQ(c.where("simulation.fee_bps"), "cfg.yaml:4:12");
+  EXPECT_EQ(c.where("simulation.fill"), "cfg.yaml:5:11");
+  EXPECT_EQ(c.key_origins.at("simulation.fill").text, "close");
+  EXPECT_EQ(c.where("sweep.objective.metric"), "cfg.yaml:6:29");
+  EXPECT_EQ(c.where("simulation.stop_loss"), "cfg.yaml");  // not written
+}
