@@ -60,6 +60,10 @@ class YamlDocument {
   std::string source_name_;
   std::vector<std::size_t> line_starts_;  // offset of the first character of each line
   YAML::Node root_;
+  std::size_t bom_ = 0;  // yaml-cpp's marks do not count a leading UTF-8 byte-order mark
+
+  // A mark's offset in text_, or npos when yaml-cpp gives none.
+  std::size_t offset_of(const YAML::Mark& mark) const;
 
   std::string where_offset(std::size_t offset) const;
   std::size_t content_offset(const YAML::Node& node) const;

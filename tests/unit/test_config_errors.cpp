@@ -169,3 +169,20 @@ TEST(ConfigErrors, HeatmapMustNameTwoParams) {
   expect_error(pre + "output: {heatmap: [fast]}\n", kbt::ErrorCategory::config, "cfg.yaml:5:19: ",
                "output.heatmap must be a list of two parameter names");
 }
+
+TEST(ConfigErrors, PositionsSurviveByteOrderMarkAndCrLf) {
+  // Columns count bytes; a UTF-8 BOM is not a column; CRLF ends lines like LF.
+  expect_error("\xEF\xBB\xBF" + head + "sweep: {top_k: 0}\n", kbt::ErrorCategory::config, "cfg.yaml:4:16: ",
+               "sweep.top_k must be an integer >= 1 (got '0')");
+  expect_error("data: d.h5\r\nstrategy:\r\n  position: 1\r\nsimulation:\r\n  fil: close\r\n",
+               kbt::ErrorCategory::config, "cfg.yaml:5:3: ", "did you mean 'fill'?");
+  const auto c = kbt::parse_run_config("\xEF\xBB\xBF" "data: d.h5\r\nstrategy:\r\n  position: |\r\n    a + b\r\n", "cfg.yaml", "");
+  EXPECT_EQ(c.strategy.position->text, "a + b");
+  EXPECT_EQ(c.strategy.position->line, 4);
+  EXPECT_EQ(c.strategy.position->column, 5);
+}
+
+TEST(ConfigErrors, OneDocumentOnly) {
+  expect_error(head + "---\nfoo: 1\n", kbt::ErrorCategory::config, "cfg.yaml:5:1: ",
+               "a run config is one YAML document; this file holds 2");
+}
