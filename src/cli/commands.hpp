@@ -10,5 +10,7 @@ namespace kbt::cli {
 
 void add_info_command(CLI::App& app);
 void add_show_command(CLI::App& app);
+void add_data_command(CLI::App& app);
+void add_check_command(CLI::App& app);
 
 }  // namespace kbt::cli

@@ -31,6 +31,8 @@ int main(int argc, char* argv[]) {
   app.require_subcommand(1);
   kbt::cli::add_info_command(app);
   kbt::cli::add_show_command(app);
+  kbt::cli::add_data_command(app);
+  kbt::cli::add_check_command(app);
 
   try {
     app.parse(argc, argv);
