@@ -12,5 +12,6 @@ void add_info_command(CLI::App& app);
 void add_show_command(CLI::App& app);
 void add_data_command(CLI::App& app);
 void add_check_command(CLI::App& app);
+void add_eval_command(CLI::App& app);
 
 }  // namespace kbt::cli
