@@ -1,0 +1,546 @@
+// Fold kernels (include/kbt/kernels/) against an independent host computation
+// of every op, by the bits of every fp64 value, on every enabled execution
+// space: hand-worked values, sample-like data with NaN gaps and warm-up, a
+// seeded property test, fp32 against fp64, and 1 vs 2 OpenMP threads.
+//
+// The independent computation (HostDefinition below) is a set of plain loops
+// written from the definitions in docs/kernels.md, sharing no code with the
+// kernels.
+
+#include <Kokkos_Core.hpp>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kbt/error.hpp"
+#include "kbt/kernels/kernels.hpp"
+
+namespace {
+
+using kbt::kernels::FoldHoister;
+using kbt::kernels::FoldOp;
+using kbt::kernels::FoldRequest;
+
+// ---- execution spaces ------------------------------------------------------
+
+using FoldSpaces = ::testing::Types<
+#ifdef KOKKOS_ENABLE_SERIAL
+    Kokkos::Serial
+#endif
+#if defined(KOKKOS_ENABLE_SERIAL) && defined(KOKKOS_ENABLE_OPENMP)
+    ,
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+    Kokkos::OpenMP
+#endif
+#if (defined(KOKKOS_ENABLE_SERIAL) || defined(KOKKOS_ENABLE_OPENMP)) && defined(KOKKOS_ENABLE_CUDA)
+    ,
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+    Kokkos::Cuda
+#endif
+    >;
+struct SpaceNames {
+  template <class Space>
+  static std::string GetName(int) {
+    return Space::name();
+  }
+};
+
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+
+// ---- data --------------------------------------------------------------------
+
+// Inputs [n_inputs][n_sym][n_bars], flat; inputs 0..2 are high, low, close.
+struct Series3 {
+  int n_inputs = 0;
+  int n_sym = 0;
+  int n_bars = 0;
+  std::vector<double> v;
+  double& at(int i, int s, int t) { return v[(static_cast<std::size_t>(i) * n_sym + s) * n_bars + t]; }
+  double at(int i, int s, int t) const {
+    return v[(static_cast<std::size_t>(i) * n_sym + s) * n_bars + t];
+  }
+  const double* row(int i, int s) const { return &v[(static_cast<std::size_t>(i) * n_sym + s) * n_bars]; }
+};
+
+constexpr int kHigh = 0, kLow = 1, kClose = 2, kVolume = 3;
+
+// Sample-like bars: a random walk in log price per symbol, high/low around
+// close, a volume column; a symbol listed late (leading NaNs), a multi-bar
+// gap, isolated missing bars.
+Series3 make_sample(std::uint64_t seed, int n_sym, int n_bars, double gap_rate) {
+  Series3 d{4, n_sym, n_bars, {}};
+  d.v.assign(static_cast<std::size_t>(4) * n_sym * n_bars, nan);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (int s = 0; s < n_sym; ++s) {
+    double price = 100.0 * (s + 1);
+    const int listed = s == 1 ? n_bars / 10 : 0;
+    for (int t = 0; t < n_bars; ++t) {
+      price *= 1.0 + 0.01 * u(rng);
+      const bool gap = t < listed || (t >= n_bars / 2 && t < n_bars / 2 + 7 && s == 0) ||
+                       unit(rng) < gap_rate;
+      if (gap) continue;
+      const double c = price;
+      d.at(kClose, s, t) = c;
+      d.at(kHigh, s, t) = c * (1.0 + 0.005 * unit(rng));
+      d.at(kLow, s, t) = c * (1.0 - 0.005 * unit(rng));
+      d.at(kVolume, s, t) = std::floor(1000.0 * unit(rng));
+    }
+  }
+  return d;
+}
+
+// ---- the independent host computation ------------------------------------------
+
+struct HostDefinition {
+  // Output of `r` for one symbol, every bar.
+  static std::vector<double> series(const FoldRequest& r, const Series3& d, int s) {
+    const int n = d.n_bars;
+    const int w = r.window;
+    const double* x = d.row(r.input, s);
+    std::vector<double> out(n, nan);
+    switch (r.op) {
+      case FoldOp::rolling_sum:
+      case FoldOp::rolling_mean:
+      case FoldOp::rolling_std:
+      case FoldOp::zscore:
+        for (int t = w - 1; t < n; ++t) {
+          double sum = 0.0;
+          for (int i = t - w + 1; i <= t; ++i) sum = sum + x[i];
+          const double mean = sum / w;
+          double ss = 0.0;
+          for (int i = t - w + 1; i <= t; ++i) ss = ss + (x[i] - mean) * (x[i] - mean);
+          const double sd = std::sqrt(ss / (w - 1));
+          if (r.op == FoldOp::rolling_sum) out[t] = sum;
+          if (r.op == FoldOp::rolling_mean) out[t] = mean;
+          if (r.op == FoldOp::rolling_std) out[t] = sd;
+          if (r.op == FoldOp::zscore) out[t] = sd == 0.0 ? nan : (x[t] - mean) / sd;
+        }
+        break;
+      case FoldOp::rolling_min:
+      case FoldOp::rolling_max:
+        for (int t = w - 1; t < n; ++t) {
+          bool any_nan = false;
+          double m = x[t];
+          for (int i = t - w + 1; i <= t; ++i) {
+            if (std::isnan(x[i])) any_nan = true;
+            m = r.op == FoldOp::rolling_max ? std::max(m, x[i]) : std::min(m, x[i]);
+          }
+          out[t] = any_nan ? nan : m;
+        }
+        break;
+      case FoldOp::roc:
+        for (int t = w; t < n; ++t) out[t] = x[t - w] == 0.0 ? nan : x[t] / x[t - w] - 1.0;
+        break;
+      case FoldOp::lag:
+        for (int t = w; t < n; ++t) out[t] = x[t - w];
+        break;
+      case FoldOp::ema: {
+        const double alpha = 2.0 / (w + 1.0);
+        bool seeded = false;
+        double e = 0.0;
+        for (int t = 0; t < n; ++t) {
+          if (std::isnan(x[t])) continue;
+          e = seeded ? alpha * x[t] + (1.0 - alpha) * e : x[t];
+          seeded = true;
+          out[t] = e;
+        }
+        break;
+      }
+      case FoldOp::rsi: {
+        std::vector<double> gains, losses;  // of the valid deltas so far
+        double ag = 0.0, al = 0.0;
+        for (int t = 1; t < n; ++t) {
+          const double delta = x[t] - x[t - 1];
+          if (std::isnan(delta)) continue;
+          gains.push_back(delta > 0.0 ? delta : 0.0);
+          losses.push_back(delta < 0.0 ? -delta : 0.0);
+          const int c = static_cast<int>(gains.size());
+          if (c < w) continue;
+          if (c == w) {
+            double sg = 0.0, sl = 0.0;
+            for (int i = 0; i < w; ++i) sg = sg + gains[i], sl = sl + losses[i];
+            ag = sg / w;
+            al = sl / w;
+          } else {
+            ag = (ag * (w - 1) + gains.back()) / w;
+            al = (al * (w - 1) + losses.back()) / w;
+          }
+          out[t] = ag + al == 0.0 ? nan : 100.0 * ag / (ag + al);
+        }
+        break;
+      }
+      case FoldOp::atr: {
+        const double* h = d.row(r.high, s);
+        const double* l = d.row(r.low, s);
+        std::vector<double> ranges;
+        double atr = 0.0;
+        for (int t = 0; t < n; ++t) {
+          double tr = h[t] - l[t];
+          if (t > 0) {
+            const double a = std::fabs(h[t] - x[t - 1]);
+            const double b = std::fabs(l[t] - x[t - 1]);
+            tr = std::isnan(a) || std::isnan(b) || std::isnan(tr) ? nan : std::max(tr, std::max(a, b));
+          }
+          if (std::isnan(tr)) continue;
+          ranges.push_back(tr);
+          const int c = static_cast<int>(ranges.size());
+          if (c < w) continue;
+          if (c == w) {
+            double sum = 0.0;
+            for (double v : ranges) sum = sum + v;
+            atr = sum / w;
+          } else {
+            atr = (atr * (w - 1) + tr) / w;
+          }
+          out[t] = atr;
+        }
+        break;
+      }
+    }
+    return out;
+  }
+};
+
+// ---- running the kernels ---------------------------------------------------------
+
+// Computes `requests` on Space in precision Real; returns the series as
+// doubles, [series][sym][bar] flat, plus the hoister's distinct requests.
+template <class Space, class Real>
+struct FoldRun {
+  std::vector<FoldRequest> distinct;
+  std::vector<double> values;
+  int n_sym = 0;
+  int n_bars = 0;
+  double at(int k, int s, int t) const {
+    return values[(static_cast<std::size_t>(k) * n_sym + s) * n_bars + t];
+  }
+};
+
+template <class Space, class Real>
+Kokkos::View<Real***, Kokkos::LayoutRight, typename Space::memory_space> upload(const Series3& d) {
+  Kokkos::View<Real***, Kokkos::LayoutRight, typename Space::memory_space> in("in", d.n_inputs,
+                                                                             d.n_sym, d.n_bars);
+  auto h = Kokkos::create_mirror_view(in);
+  for (int i = 0; i < d.n_inputs; ++i)
+    for (int s = 0; s < d.n_sym; ++s)
+      for (int t = 0; t < d.n_bars; ++t) h(i, s, t) = static_cast<Real>(d.at(i, s, t));
+  Kokkos::deep_copy(in, h);
+  return in;
+}
+
+template <class Space, class Real>
+FoldRun<Space, Real> download(const FoldHoister<Space, Real>& hoist, int n_sym, int n_bars) {
+  FoldRun<Space, Real> run;
+  run.distinct = hoist.requests();
+  run.n_sym = n_sym;
+  run.n_bars = n_bars;
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), hoist.series());
+  run.values.resize(h.span());
+  for (std::size_t k = 0; k < h.extent(0); ++k)
+    for (int s = 0; s < n_sym; ++s)
+      for (int t = 0; t < n_bars; ++t)
+        run.values[(k * n_sym + s) * n_bars + t] = static_cast<double>(h(k, s, t));
+  return run;
+}
+
+template <class Space, class Real = double>
+FoldRun<Space, Real> run_fold(const Series3& d, const std::vector<FoldRequest>& requests,
+                              const Space& exec = Space()) {
+  FoldHoister<Space, Real> hoist(requests, d.n_inputs, d.n_sym, d.n_bars);
+  hoist.compute(exec, upload<Space, Real>(d));
+  return download(hoist, d.n_sym, d.n_bars);
+}
+
+std::uint64_t bits(double x) {
+  std::uint64_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+// Same value: both NaN (payloads differ between hardware), or the same bits.
+bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || bits(a) == bits(b); }
+
+// Compares every value of every series with HostDefinition; returns the number
+// of mismatches and reports the first few.
+template <class Run>
+int count_mismatches(const Run& run, const Series3& d) {
+  int bad = 0;
+  for (std::size_t k = 0; k < run.distinct.size(); ++k) {
+    for (int s = 0; s < d.n_sym; ++s) {
+      const std::vector<double> want = HostDefinition::series(run.distinct[k], d, s);
+      for (int t = 0; t < d.n_bars; ++t) {
+        const double got = run.at(static_cast<int>(k), s, t);
+        if (same(got, want[t])) continue;
+        if (++bad <= 5)
+          ADD_FAILURE() << describe(run.distinct[k]) << " symbol " << s << " bar " << t << ": got "
+                        << got << " (0x" << std::hex << bits(got) << "), want " << want[t] << " (0x"
+                        << bits(want[t]) << std::dec << ")";
+      }
+    }
+  }
+  return bad;
+}
+
+std::vector<FoldRequest> every_op(int input, const std::vector<int>& windows) {
+  std::vector<FoldRequest> r;
+  for (int w : windows) {
+    for (FoldOp op : {FoldOp::rolling_sum, FoldOp::rolling_mean, FoldOp::rolling_std,
+                      FoldOp::rolling_min, FoldOp::rolling_max, FoldOp::zscore, FoldOp::roc,
+                      FoldOp::lag, FoldOp::ema, FoldOp::rsi})
+      r.push_back({op, input, w});
+    r.push_back({FoldOp::atr, kClose, w, kHigh, kLow});
+  }
+  return r;
+}
+
+template <class Space>
+class FoldKernels : public ::testing::Test {};
+TYPED_TEST_SUITE(FoldKernels, FoldSpaces, SpaceNames);
+
+// ---- hand-worked values ------------------------------------------------------------
+
+Series3 one_series(const std::vector<double>& x) {
+  Series3 d{1, 1, static_cast<int>(x.size()), x};
+  return d;
+}
+
+template <class Space>
+std::vector<double> one(const std::vector<double>& x, FoldRequest r) {
+  const auto run = run_fold<Space>(one_series(x), {r});
+  return run.values;
+}
+
+void expect_series(const std::vector<double>& got, const std::vector<double>& want, const char* what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (std::size_t t = 0; t < want.size(); ++t)
+    EXPECT_TRUE(same(got[t], want[t])) << what << " bar " << t << ": got " << got[t] << ", want "
+                                       << want[t];
+}
+
+TYPED_TEST(FoldKernels, HandWorkedWindowedOps) {
+  using S = TypeParam;
+  const std::vector<double> x{1, 2, 3, 4, 5, nan, 7, 8, 9, 10};
+  expect_series(one<S>(x, {FoldOp::rolling_sum, 0, 3}), {nan, nan, 6, 9, 12, nan, nan, nan, 24, 27}, "sum3");
+  expect_series(one<S>(x, {FoldOp::rolling_mean, 0, 3}), {nan, nan, 2, 3, 4, nan, nan, nan, 8, 9}, "sma3");
+  // Consecutive integers: sample std is exactly 1, so the zscore of the last is 1.
+  expect_series(one<S>(x, {FoldOp::rolling_std, 0, 3}), {nan, nan, 1, 1, 1, nan, nan, nan, 1, 1}, "std3");
+  expect_series(one<S>(x, {FoldOp::zscore, 0, 3}), {nan, nan, 1, 1, 1, nan, nan, nan, 1, 1}, "zscore3");
+  expect_series(one<S>(x, {FoldOp::rolling_max, 0, 3}), {nan, nan, 3, 4, 5, nan, nan, nan, 9, 10}, "max3");
+  expect_series(one<S>(x, {FoldOp::rolling_min, 0, 3}), {nan, nan, 1, 2, 3, nan, nan, nan, 7, 8}, "min3");
+  expect_series(one<S>(x, {FoldOp::lag, 0, 2}), {nan, nan, 1, 2, 3, 4, 5, nan, 7, 8}, "lag2");
+  expect_series(one<S>(x, {FoldOp::lag, 0, 0}), x, "lag0");
+  expect_series(one<S>(x, {FoldOp::roc, 0, 1}), {nan, 2.0 / 1 - 1, 3.0 / 2 - 1, 4.0 / 3 - 1, 5.0 / 4 - 1, nan, nan, 8.0 / 7 - 1, 9.0 / 8 - 1, 10.0 / 9 - 1}, "roc1");
+  // std over one value is 0/0; a window longer than the data is all warm-up.
+  expect_series(one<S>({4, 5}, {FoldOp::rolling_std, 0, 1}), {nan, nan}, "std1");
+  expect_series(one<S>({4, 5}, {FoldOp::rolling_max, 0, 3}), {nan, nan}, "max3 short");
+  expect_series(one<S>({4, 5}, {FoldOp::rolling_mean, 0, 1}), {4, 5}, "sma1");
+  // roc over a zero base and zscore over a flat window are x/0: NaN.
+  expect_series(one<S>({0, 5, 5, 5}, {FoldOp::roc, 0, 1}), {nan, nan, 0, 0}, "roc zero base");
+  const auto z = one<S>({5, 5, 5, 6}, {FoldOp::zscore, 0, 3});
+  EXPECT_TRUE(std::isnan(z[2])) << "zscore of a flat window";
+  // 5, 5, 6: mean 16/3, deviations -1/3, -1/3, 2/3, variance 1/3.
+  EXPECT_NEAR(z[3], 2.0 / std::sqrt(3.0), 1e-15);
+}
+
+TYPED_TEST(FoldKernels, ExtremaOfSignedZerosDoNotDependOnOrder) {
+  using S = TypeParam;
+  const std::vector<double> x{0.0, -0.0, 0.0, -0.0, -0.0, 1.0};
+  const auto mx = one<S>(x, {FoldOp::rolling_max, 0, 2});
+  const auto mn = one<S>(x, {FoldOp::rolling_min, 0, 2});
+  const std::vector<double> want_max{nan, 0.0, 0.0, 0.0, -0.0, 1.0};
+  const std::vector<double> want_min{nan, -0.0, -0.0, -0.0, -0.0, -0.0};
+  for (int t = 1; t < 6; ++t) {
+    EXPECT_EQ(bits(mx[t]), bits(want_max[t])) << "max bar " << t;
+    EXPECT_EQ(bits(mn[t]), bits(want_min[t])) << "min bar " << t;
+  }
+}
+
+TYPED_TEST(FoldKernels, HandWorkedRecursiveOps) {
+  using S = TypeParam;
+  // span 3: alpha = 1/2; every step is exact in binary.
+  expect_series(one<S>({nan, 1, 2, 3, 4, 5, nan, 7}, {FoldOp::ema, 0, 3}),
+                {nan, 1, 1.5, 2.25, 3.125, 4.0625, nan, 5.53125}, "ema3");
+  // d = +1, -1, +2, 0. w = 2: avg gain 0.5, loss 0.5 -> 50; then gain
+  // (0.5 + 2) / 2 = 1.25, loss 0.25 -> 100 * 1.25 / 1.5; then 0.625, 0.125.
+  expect_series(one<S>({10, 11, 10, 12, 12}, {FoldOp::rsi, 0, 2}),
+                {nan, nan, 50, 125.0 / 1.5, 62.5 / 0.75}, "rsi2");
+  // Rising only: rsi 100; flat: 0/0 = NaN.
+  expect_series(one<S>({1, 2, 3, 4}, {FoldOp::rsi, 0, 2}), {nan, nan, 100, 100}, "rsi rising");
+  expect_series(one<S>({1, 1, 1, 1}, {FoldOp::rsi, 0, 2}), {nan, nan, nan, nan}, "rsi flat");
+  // True ranges 2, 3, 2 -> atr(2) = 2.5, then (2.5 + 2) / 2.
+  Series3 d{3, 1, 3, {10, 12, 11, 8, 9, 9, 9, 11, 10}};  // high, low, close
+  const auto run = run_fold<S>(d, {{FoldOp::atr, 2, 2, 0, 1}});
+  expect_series(run.values, {nan, 2.5, 2.25}, "atr2");
+}
+
+// ---- parity on sample-like data -----------------------------------------------------
+
+TYPED_TEST(FoldKernels, EveryOpMatchesTheDefinitionBitForBit) {
+  using S = TypeParam;
+  const Series3 d = make_sample(20260401, 3, 1500, 0.01);
+  const std::vector<int> windows{1, 2, 3, 5, 14, 20, 64, 200, 1499, 1500, 1501, 4000};
+  auto requests = every_op(kClose, windows);
+  for (auto r : every_op(kVolume, {1, 7, 30})) {
+    if (r.op != FoldOp::atr) requests.push_back(r);
+  }
+  const auto run = run_fold<S>(d, requests);
+  EXPECT_EQ(count_mismatches(run, d), 0);
+  // Sanity of the data: there are NaN and non-NaN values in every series kind.
+  EXPECT_TRUE(std::isnan(run.at(0, 1, 0)));
+  EXPECT_FALSE(std::isnan(run.at(0, 0, 100)));
+}
+
+TYPED_TEST(FoldKernels, SeededPropertyRandomWindowsAndGaps) {
+  using S = TypeParam;
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 6; ++round) {
+    const int n_bars = std::uniform_int_distribution<int>(1, 700)(rng);
+    const int n_sym = std::uniform_int_distribution<int>(1, 4)(rng);
+    const double gap_rate = std::uniform_real_distribution<double>(0.0, 0.1)(rng);
+    const Series3 d = make_sample(rng(), n_sym, n_bars, gap_rate);
+    std::vector<FoldRequest> requests;
+    for (int i = 0; i < 40; ++i) {
+      const auto op = static_cast<FoldOp>(std::uniform_int_distribution<int>(0, 10)(rng));
+      const int w = std::uniform_int_distribution<int>(op == FoldOp::lag ? 0 : 1, n_bars + 3)(rng);
+      const int w_small = std::uniform_int_distribution<int>(op == FoldOp::lag ? 0 : 1, 40)(rng);
+      const int input = std::uniform_int_distribution<int>(0, 3)(rng);
+      FoldRequest r{op, input, i % 2 ? w : w_small};
+      if (op == FoldOp::atr) r = {op, kClose, r.window, kHigh, kLow};
+      requests.push_back(r);
+    }
+    const auto run = run_fold<S>(d, requests);
+    EXPECT_EQ(count_mismatches(run, d), 0) << "round " << round << ": " << n_sym << " x " << n_bars;
+  }
+}
+
+// ---- fp32 ----------------------------------------------------------------------------
+
+// fp32 against fp64 on the same data, with the tolerance docs/kernels.md
+// documents: |f32 - f64| <= 1e-4 * (|f64| + scale) * kappa, where scale is the
+// op's natural magnitude (the price level for price-valued ops, w x price for
+// sums, 1 for zscore and roc, 100 for rsi) and kappa = max(1, |mean| / std) of
+// the window for rolling_std and zscore (the deviations x - mean lose that many
+// digits), 1 otherwise.
+TYPED_TEST(FoldKernels, Fp32AgreesWithFp64WithinTolerance) {
+  using S = TypeParam;
+  const Series3 d = make_sample(99, 2, 1200, 0.01);
+  const auto requests = every_op(kClose, {2, 5, 20, 100, 400});
+  const auto f64 = run_fold<S, double>(d, requests);
+  const auto f32 = run_fold<S, float>(d, requests);
+  ASSERT_EQ(f32.distinct.size(), f64.distinct.size());
+  double worst = 0.0;
+  for (std::size_t k = 0; k < f64.distinct.size(); ++k) {
+    const FoldRequest r = f64.distinct[k];
+    const int mean_k = static_cast<int>(std::find(f64.distinct.begin(), f64.distinct.end(),
+                                                   FoldRequest{FoldOp::rolling_mean, r.input, r.window}) -
+                                         f64.distinct.begin());
+    const int std_k = static_cast<int>(std::find(f64.distinct.begin(), f64.distinct.end(),
+                                                  FoldRequest{FoldOp::rolling_std, r.input, r.window}) -
+                                        f64.distinct.begin());
+    for (int s = 0; s < d.n_sym; ++s) {
+      const double price = 100.0 * (s + 1);
+      double scale = price;
+      if (r.op == FoldOp::zscore || r.op == FoldOp::roc) scale = 1.0;
+      if (r.op == FoldOp::rsi) scale = 100.0;
+      if (r.op == FoldOp::rolling_sum) scale = price * r.window;
+      for (int t = 0; t < d.n_bars; ++t) {
+        const double a = f64.at(static_cast<int>(k), s, t);
+        const double b = f32.at(static_cast<int>(k), s, t);
+        ASSERT_EQ(std::isnan(a), std::isnan(b)) << describe(r) << " bar " << t << ": " << a << " vs " << b;
+        if (std::isnan(a)) continue;
+        double kappa = 1.0;
+        if (r.op == FoldOp::zscore || r.op == FoldOp::rolling_std)
+          kappa = std::max(1.0, std::fabs(f64.at(mean_k, s, t)) / f64.at(std_k, s, t));
+        const double err = std::fabs(a - b) / ((std::fabs(a) + scale) * kappa);
+        worst = std::max(worst, err);
+        EXPECT_LE(err, 1e-4) << describe(r) << " symbol " << s << " bar " << t << ": " << a
+                             << " vs " << b << ", kappa " << kappa;
+      }
+    }
+  }
+  this->RecordProperty("worst_fp32_relative_error", std::to_string(worst));
+  std::printf("worst normalised fp32 error: %.3g\n", worst);
+}
+
+// ---- the driver ------------------------------------------------------------------------
+
+TYPED_TEST(FoldKernels, HoisterDedupesReportsSizeAndIsReusable) {
+  using S = TypeParam;
+  const Series3 a = make_sample(1, 2, 300, 0.02);
+  const Series3 b = make_sample(2, 2, 300, 0.0);
+  const std::vector<FoldRequest> requests{{FoldOp::rolling_mean, kClose, 20},
+                                          {FoldOp::rolling_min, kClose, 20},
+                                          {FoldOp::rolling_mean, kClose, 20},
+                                          {FoldOp::ema, kClose, 20}};
+  FoldHoister<S, double> hoist(requests, 4, 2, 300);
+  EXPECT_EQ(hoist.n_series(), 3u);
+  EXPECT_EQ(hoist.bytes(), 3u * 2 * 300 * sizeof(double));
+  EXPECT_EQ(hoist.launches(), 3);
+  EXPECT_EQ(hoist.series_index({FoldOp::ema, kClose, 20}), 2);
+  EXPECT_THROW(hoist.series_index({FoldOp::ema, kClose, 21}), kbt::Error);
+  hoist.compute(upload<S, double>(a));
+  EXPECT_EQ(count_mismatches(download(hoist, 2, 300), a), 0);
+  hoist.compute(S(), upload<S, double>(b));  // same allocation, new inputs
+  EXPECT_EQ(count_mismatches(download(hoist, 2, 300), b), 0);
+}
+
+TYPED_TEST(FoldKernels, BadRequestsAreRefusedWithTheRequestNamed) {
+  using S = TypeParam;
+  auto refused = [](const std::vector<FoldRequest>& r, kbt::ErrorCategory c, const std::string& text) {
+    try {
+      FoldHoister<S, double> hoist(r, 4, 1, 10);
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const kbt::Error& e) {
+      EXPECT_EQ(e.category(), c) << e.what();
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+    }
+  };
+  refused({{FoldOp::rolling_mean, kClose, 0}}, kbt::ErrorCategory::grid, "rolling_mean(input 2, 0)");
+  refused({{FoldOp::rsi, kClose, -3}}, kbt::ErrorCategory::grid, "window must be >= 1");
+  refused({{FoldOp::lag, kClose, -1}}, kbt::ErrorCategory::grid, "window must be >= 0");
+  refused({{FoldOp::ema, 4, 3}}, kbt::ErrorCategory::internal, "input index out of range [0, 4)");
+  refused({{FoldOp::atr, kClose, 3}}, kbt::ErrorCategory::internal, "high index out of range");
+  refused({{FoldOp::rolling_max, kClose, 3, kHigh, -1}}, kbt::ErrorCategory::internal, "only read by atr");
+  FoldHoister<S, double> ok({{FoldOp::lag, kClose, 0}}, 4, 1, 10);
+  Kokkos::View<double***, Kokkos::LayoutRight, typename S::memory_space> wrong("wrong", 4, 1, 11);
+  EXPECT_THROW(ok.compute(wrong), kbt::Error);
+}
+
+TYPED_TEST(FoldKernels, EmptyShapesAreHarmless) {
+  using S = TypeParam;
+  const Series3 none{4, 2, 0, {}};
+  const auto run = run_fold<S>(none, every_op(kClose, {3}));
+  EXPECT_TRUE(run.values.empty());
+  FoldHoister<S, double> nothing({}, 4, 2, 10);
+  EXPECT_EQ(nothing.n_series(), 0u);
+  EXPECT_EQ(nothing.launches(), 0);
+}
+
+// ---- threads ---------------------------------------------------------------------------
+
+#if defined(KOKKOS_ENABLE_OPENMP) && KOKKOS_VERSION >= 40000
+TEST(FoldKernelsOpenMP, OneAndTwoThreadsGiveTheSameBits) {
+  const Series3 d = make_sample(5, 3, 2000, 0.01);
+  const auto requests = every_op(kClose, {1, 3, 20, 150});
+  const auto one_thread = run_fold<Kokkos::OpenMP>(d, requests, Kokkos::OpenMP(1));
+  const auto two_threads = run_fold<Kokkos::OpenMP>(d, requests, Kokkos::OpenMP(2));
+  ASSERT_EQ(one_thread.values.size(), two_threads.values.size());
+  for (std::size_t i = 0; i < one_thread.values.size(); ++i)
+    ASSERT_TRUE(same(one_thread.values[i], two_threads.values[i])) << "value " << i;
+  EXPECT_EQ(count_mismatches(two_threads, d), 0);
+}
+#endif
+
+}  // namespace
