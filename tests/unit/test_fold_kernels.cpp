@@ -104,6 +104,33 @@ Series3 make_sample(std::uint64_t seed, int n_sym, int n_bars, double gap_rate) 
 // ---- the independent host computation ------------------------------------------
 
 struct HostDefinition {
+  // Wilder smoothing: NaN until w consecutive valid samples (a NaN before that
+  // restarts the count), seeded with their mean, then (s * (w - 1) + v) / w;
+  // NaN at invalid bars after the seed, which leave s alone.
+  static std::vector<double> wilder(const std::vector<double>& v, int w) {
+    std::vector<double> out(v.size(), nan);
+    bool seeded = false;
+    int run = 0;
+    double s = 0.0;
+    for (std::size_t t = 0; t < v.size(); ++t) {
+      if (std::isnan(v[t])) {
+        run = 0;
+        continue;
+      }
+      if (!seeded) {
+        if (++run < w) continue;
+        double sum = v[t + 1 - w];
+        for (std::size_t i = t + 2 - w; i <= t; ++i) sum = sum + v[i];
+        s = sum / w;
+        seeded = true;
+      } else {
+        s = (s * (w - 1) + v[t]) / w;
+      }
+      out[t] = s;
+    }
+    return out;
+  }
+
   // Output of `r` for one symbol, every bar.
   static std::vector<double> series(const FoldRequest& r, const Series3& d, int s) {
     const int n = d.n_bars;
@@ -116,11 +143,11 @@ struct HostDefinition {
       case FoldOp::rolling_std:
       case FoldOp::zscore:
         for (int t = w - 1; t < n; ++t) {
-          double sum = 0.0;
-          for (int i = t - w + 1; i <= t; ++i) sum = sum + x[i];
+          double sum = x[t - w + 1];
+          for (int i = t - w + 2; i <= t; ++i) sum = sum + x[i];
           const double mean = sum / w;
-          double ss = 0.0;
-          for (int i = t - w + 1; i <= t; ++i) ss = ss + (x[i] - mean) * (x[i] - mean);
+          double ss = (x[t - w + 1] - mean) * (x[t - w + 1] - mean);
+          for (int i = t - w + 2; i <= t; ++i) ss = ss + (x[i] - mean) * (x[i] - mean);
           const double sd = std::sqrt(ss / (w - 1));
           if (r.op == FoldOp::rolling_sum) out[t] = sum;
           if (r.op == FoldOp::rolling_mean) out[t] = mean;
@@ -131,8 +158,10 @@ struct HostDefinition {
       case FoldOp::rolling_min:
       case FoldOp::rolling_max:
         for (int t = w - 1; t < n; ++t) {
+          // Sequential scan; a tie keeps the earlier value (std::max/min
+          // return their first argument on ties).
           bool any_nan = false;
-          double m = x[t];
+          double m = x[t - w + 1];
           for (int i = t - w + 1; i <= t; ++i) {
             if (std::isnan(x[i])) any_nan = true;
             m = r.op == FoldOp::rolling_max ? std::max(m, x[i]) : std::min(m, x[i]);
@@ -141,7 +170,7 @@ struct HostDefinition {
         }
         break;
       case FoldOp::roc:
-        for (int t = w; t < n; ++t) out[t] = x[t - w] == 0.0 ? nan : x[t] / x[t - w] - 1.0;
+        for (int t = w; t < n; ++t) out[t] = x[t - w] == 0.0 ? nan : (x[t] - x[t - w]) / x[t - w];
         break;
       case FoldOp::lag:
         for (int t = w; t < n; ++t) out[t] = x[t - w];
@@ -159,53 +188,35 @@ struct HostDefinition {
         break;
       }
       case FoldOp::rsi: {
-        std::vector<double> gains, losses;  // of the valid deltas so far
-        double ag = 0.0, al = 0.0;
+        std::vector<double> gain(n, nan), loss(n, nan);
         for (int t = 1; t < n; ++t) {
           const double delta = x[t] - x[t - 1];
           if (std::isnan(delta)) continue;
-          gains.push_back(delta > 0.0 ? delta : 0.0);
-          losses.push_back(delta < 0.0 ? -delta : 0.0);
-          const int c = static_cast<int>(gains.size());
-          if (c < w) continue;
-          if (c == w) {
-            double sg = 0.0, sl = 0.0;
-            for (int i = 0; i < w; ++i) sg = sg + gains[i], sl = sl + losses[i];
-            ag = sg / w;
-            al = sl / w;
-          } else {
-            ag = (ag * (w - 1) + gains.back()) / w;
-            al = (al * (w - 1) + losses.back()) / w;
-          }
-          out[t] = ag + al == 0.0 ? nan : 100.0 * ag / (ag + al);
+          gain[t] = delta > 0.0 ? delta : 0.0;
+          loss[t] = delta < 0.0 ? -delta : 0.0;
+        }
+        const auto ag = wilder(gain, w);
+        const auto al = wilder(loss, w);
+        for (int t = 0; t < n; ++t) {
+          if (std::isnan(ag[t])) continue;
+          if (al[t] == 0.0) out[t] = ag[t] == 0.0 ? 50.0 : 100.0;
+          else out[t] = 100.0 - 100.0 / (1.0 + ag[t] / al[t]);
         }
         break;
       }
       case FoldOp::atr: {
         const double* h = d.row(r.high, s);
         const double* l = d.row(r.low, s);
-        std::vector<double> ranges;
-        double atr = 0.0;
-        for (int t = 0; t < n; ++t) {
-          double tr = h[t] - l[t];
-          if (t > 0) {
-            const double a = std::fabs(h[t] - x[t - 1]);
-            const double b = std::fabs(l[t] - x[t - 1]);
-            tr = std::isnan(a) || std::isnan(b) || std::isnan(tr) ? nan : std::max(tr, std::max(a, b));
-          }
-          if (std::isnan(tr)) continue;
-          ranges.push_back(tr);
-          const int c = static_cast<int>(ranges.size());
-          if (c < w) continue;
-          if (c == w) {
-            double sum = 0.0;
-            for (double v : ranges) sum = sum + v;
-            atr = sum / w;
-          } else {
-            atr = (atr * (w - 1) + tr) / w;
-          }
-          out[t] = atr;
+        std::vector<double> tr(n, nan);
+        for (int t = 1; t < n; ++t) {
+          const double a = h[t] - l[t];
+          const double b = std::fabs(h[t] - x[t - 1]);
+          const double c = std::fabs(l[t] - x[t - 1]);
+          if (std::isnan(a) || std::isnan(b) || std::isnan(c)) continue;
+          const double ab = a > b ? a : b;
+          tr[t] = ab > c ? ab : c;
         }
+        out = wilder(tr, w);
         break;
       }
     }
@@ -341,7 +352,7 @@ TYPED_TEST(FoldKernels, HandWorkedWindowedOps) {
   expect_series(one<S>(x, {FoldOp::rolling_min, 0, 3}), {nan, nan, 1, 2, 3, nan, nan, nan, 7, 8}, "min3");
   expect_series(one<S>(x, {FoldOp::lag, 0, 2}), {nan, nan, 1, 2, 3, 4, 5, nan, 7, 8}, "lag2");
   expect_series(one<S>(x, {FoldOp::lag, 0, 0}), x, "lag0");
-  expect_series(one<S>(x, {FoldOp::roc, 0, 1}), {nan, 2.0 / 1 - 1, 3.0 / 2 - 1, 4.0 / 3 - 1, 5.0 / 4 - 1, nan, nan, 8.0 / 7 - 1, 9.0 / 8 - 1, 10.0 / 9 - 1}, "roc1");
+  expect_series(one<S>(x, {FoldOp::roc, 0, 1}), {nan, 1.0 / 1, 1.0 / 2, 1.0 / 3, 1.0 / 4, nan, nan, 1.0 / 7, 1.0 / 8, 1.0 / 9}, "roc1");
   // std over one value is 0/0; a window longer than the data is all warm-up.
   expect_series(one<S>({4, 5}, {FoldOp::rolling_std, 0, 1}), {nan, nan}, "std1");
   expect_series(one<S>({4, 5}, {FoldOp::rolling_max, 0, 3}), {nan, nan}, "max3 short");
@@ -354,17 +365,30 @@ TYPED_TEST(FoldKernels, HandWorkedWindowedOps) {
   EXPECT_NEAR(z[3], 2.0 / std::sqrt(3.0), 1e-15);
 }
 
-TYPED_TEST(FoldKernels, ExtremaOfSignedZerosDoNotDependOnOrder) {
+// +0 and -0 compare equal: like a sequential scan, the earliest of equal
+// values is kept, whatever the algorithm (w = 2 and 3 cross block edges).
+TYPED_TEST(FoldKernels, ExtremaKeepTheEarliestOfEqualValues) {
   using S = TypeParam;
   const std::vector<double> x{0.0, -0.0, 0.0, -0.0, -0.0, 1.0};
-  const auto mx = one<S>(x, {FoldOp::rolling_max, 0, 2});
-  const auto mn = one<S>(x, {FoldOp::rolling_min, 0, 2});
-  const std::vector<double> want_max{nan, 0.0, 0.0, 0.0, -0.0, 1.0};
-  const std::vector<double> want_min{nan, -0.0, -0.0, -0.0, -0.0, -0.0};
-  for (int t = 1; t < 6; ++t) {
-    EXPECT_EQ(bits(mx[t]), bits(want_max[t])) << "max bar " << t;
-    EXPECT_EQ(bits(mn[t]), bits(want_min[t])) << "min bar " << t;
-  }
+  const auto max2 = one<S>(x, {FoldOp::rolling_max, 0, 2});
+  const auto min2 = one<S>(x, {FoldOp::rolling_min, 0, 2});
+  const auto max3 = one<S>(x, {FoldOp::rolling_max, 0, 3});
+  const auto min3 = one<S>(x, {FoldOp::rolling_min, 0, 3});
+  const std::vector<double> want_max2{nan, 0.0, -0.0, 0.0, -0.0, 1.0};
+  const std::vector<double> want_min2{nan, 0.0, -0.0, 0.0, -0.0, -0.0};
+  const std::vector<double> want_max3{nan, nan, 0.0, -0.0, 0.0, 1.0};
+  const std::vector<double> want_min3{nan, nan, 0.0, -0.0, 0.0, -0.0};
+  // Bits, not ==: +0 == -0.
+  auto check = [](const std::vector<double>& got, const std::vector<double>& want, const char* what) {
+    for (std::size_t t = 0; t < want.size(); ++t) {
+      if (std::isnan(want[t])) EXPECT_TRUE(std::isnan(got[t])) << what << " bar " << t;
+      else EXPECT_EQ(bits(got[t]), bits(want[t])) << what << " bar " << t;
+    }
+  };
+  check(max2, want_max2, "max2");
+  check(min2, want_min2, "min2");
+  check(max3, want_max3, "max3");
+  check(min3, want_min3, "min3");
 }
 
 TYPED_TEST(FoldKernels, HandWorkedRecursiveOps) {
@@ -372,17 +396,20 @@ TYPED_TEST(FoldKernels, HandWorkedRecursiveOps) {
   // span 3: alpha = 1/2; every step is exact in binary.
   expect_series(one<S>({nan, 1, 2, 3, 4, 5, nan, 7}, {FoldOp::ema, 0, 3}),
                 {nan, 1, 1.5, 2.25, 3.125, 4.0625, nan, 5.53125}, "ema3");
-  // d = +1, -1, +2, 0. w = 2: avg gain 0.5, loss 0.5 -> 50; then gain
-  // (0.5 + 2) / 2 = 1.25, loss 0.25 -> 100 * 1.25 / 1.5; then 0.625, 0.125.
+  // d = +1, -1, +2, 0. w = 2: seeded at bar 2 with gain 0.5, loss 0.5 -> 50;
+  // then gain (0.5 + 2) / 2 = 1.25, loss 0.25 -> rs 5; then 0.625, 0.125 -> rs 5.
   expect_series(one<S>({10, 11, 10, 12, 12}, {FoldOp::rsi, 0, 2}),
-                {nan, nan, 50, 125.0 / 1.5, 62.5 / 0.75}, "rsi2");
-  // Rising only: rsi 100; flat: 0/0 = NaN.
+                {nan, nan, 50, 100.0 - 100.0 / 6.0, 100.0 - 100.0 / 6.0}, "rsi2");
+  // Rising only: no losses -> 100; flat: 50.
   expect_series(one<S>({1, 2, 3, 4}, {FoldOp::rsi, 0, 2}), {nan, nan, 100, 100}, "rsi rising");
-  expect_series(one<S>({1, 1, 1, 1}, {FoldOp::rsi, 0, 2}), {nan, nan, nan, nan}, "rsi flat");
-  // True ranges 2, 3, 2 -> atr(2) = 2.5, then (2.5 + 2) / 2.
-  Series3 d{3, 1, 3, {10, 12, 11, 8, 9, 9, 9, 11, 10}};  // high, low, close
+  expect_series(one<S>({1, 1, 1, 1}, {FoldOp::rsi, 0, 2}), {nan, nan, 50, 50}, "rsi flat");
+  // A NaN before the seed restarts the count; after it, NaN out, state kept.
+  expect_series(one<S>({1, 2, nan, 3, 4, 5, nan, 6, 7}, {FoldOp::rsi, 0, 2}),
+                {nan, nan, nan, nan, nan, 100, nan, nan, 100}, "rsi gaps");
+  // True ranges (none at bar 0) 3, 2, 3 -> atr(2) = 2.5 at bar 2, then (2.5 + 3) / 2.
+  Series3 d{3, 1, 4, {10, 12, 11, 13, 8, 9, 9, 10, 9, 11, 10, 12}};  // high, low, close
   const auto run = run_fold<S>(d, {{FoldOp::atr, 2, 2, 0, 1}});
-  expect_series(run.values, {nan, 2.5, 2.25}, "atr2");
+  expect_series(run.values, {nan, nan, 2.5, 2.75}, "atr2");
 }
 
 // ---- parity on sample-like data -----------------------------------------------------

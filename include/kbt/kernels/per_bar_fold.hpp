@@ -77,8 +77,8 @@ struct PerBarFold {
     const int w = task.window;
     const Real* base = row + (t0 - w + 1);
     Real acc[chunk];
-    KBT_UNROLL_CHUNK for (int j = 0; j < chunk; ++j) acc[j] = Real(0);
-    for (int k = 0; k < w; ++k)
+    KBT_UNROLL_CHUNK for (int j = 0; j < chunk; ++j) acc[j] = base[j];
+    for (int k = 1; k < w; ++k)
       KBT_UNROLL_CHUNK for (int j = 0; j < chunk; ++j) acc[j] += base[k + j];
     if (task.op == FoldOp::rolling_sum) {
       KBT_UNROLL_CHUNK for (int j = 0; j < chunk; ++j) out[j] = acc[j];
@@ -90,8 +90,11 @@ struct PerBarFold {
       KBT_UNROLL_CHUNK for (int j = 0; j < chunk; ++j) out[j] = mean[j];
       return;
     }
-    KBT_UNROLL_CHUNK for (int j = 0; j < chunk; ++j) acc[j] = Real(0);
-    for (int k = 0; k < w; ++k)
+    KBT_UNROLL_CHUNK for (int j = 0; j < chunk; ++j) {
+      const Real d = base[j] - mean[j];
+      acc[j] = d * d;
+    }
+    for (int k = 1; k < w; ++k)
       KBT_UNROLL_CHUNK for (int j = 0; j < chunk; ++j) {
         const Real d = base[k + j] - mean[j];
         acc[j] += d * d;

@@ -39,39 +39,53 @@ KOKKOS_INLINE_FUNCTION void ema_series(const Real* x, Real* out, int n, int span
   }
 }
 
-// Wilder averaging shared by rsi and atr: the first average is the plain mean
-// of the first w valid samples (sum from 0, left to right, / w); after it,
-// avg = (avg * (w - 1) + sample) / w.
+// Wilder smoothing shared by rsi and atr, over a series of samples where
+// NaN marks an invalid bar. Before the seed, valid samples are counted in a run
+// of consecutive ones (a NaN restarts the run); when the run reaches w the
+// average is seeded with their plain mean (sum oldest -> newest, starting from
+// the oldest, / w). After the seed, avg = (avg * (w - 1) + sample) / w, and an
+// invalid bar outputs NaN and leaves avg alone.
 template <class Real>
 struct WilderAverage {
   int w;
-  int count = 0;
+  int run = 0;
+  bool seeded = false;
   Real sum = Real(0);
   Real avg = Real(0);
 
   KOKKOS_INLINE_FUNCTION explicit WilderAverage(int window) : w(window) {}
 
+  KOKKOS_INLINE_FUNCTION void skip() {
+    if (!seeded) run = 0;
+  }
+
   // Feeds one valid sample; true once the average is defined.
   KOKKOS_INLINE_FUNCTION bool add(Real sample) {
-    ++count;
-    if (count < w) {
-      sum += sample;
-      return false;
+    const Real wr = static_cast<Real>(w);
+    if (seeded) {
+      avg = (avg * (wr - Real(1)) + sample) / wr;
+      return true;
     }
-    if (count == w) {
-      sum += sample;
-      avg = sum / static_cast<Real>(w);
-    } else {
-      avg = (avg * static_cast<Real>(w - 1) + sample) / static_cast<Real>(w);
-    }
+    sum = run == 0 ? sample : sum + sample;
+    ++run;
+    if (run < w) return false;
+    avg = sum / wr;
+    seeded = true;
     return true;
   }
 };
 
-// rsi(x, w), Wilder: d = x[t] - x[t-1] (NaN when either is NaN, and at t = 0);
-// gain = d > 0 ? d : 0, loss = d < 0 ? -d : 0, each Wilder-averaged over the
-// valid deltas; rsi = 100 * avg_gain / (avg_gain + avg_loss), NaN when both
-// averages are 0 (a flat window).
+// NaN-propagating max(a, b) of the language (a tie returns b).
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real language_max(Real a, Real b) {
+  if (kbt::math::isnan(a) || kbt::math::isnan(b)) return kbt::math::quiet_nan<Real>();
+  return a > b ? a : b;
+}
+
+// rsi(x, w), Wilder: d = x[t] - x[t-1] (invalid at t = 0 and when either is
+// NaN); gain = d > 0 ? d : 0 and loss = d < 0 ? -d : 0 are Wilder-averaged
+// together; rsi = 100 - 100 / (1 + avg_gain / avg_loss), or, when
+// avg_loss = 0, 100 (50 when avg_gain = 0 too: a flat window).
 template <class Real>
 KOKKOS_INLINE_FUNCTION void rsi_series(const Real* x, Real* out, int n, int w) {
   WilderAverage<Real> gains(w);
@@ -79,31 +93,39 @@ KOKKOS_INLINE_FUNCTION void rsi_series(const Real* x, Real* out, int n, int w) {
   for (int t = 0; t < n; ++t) {
     const Real d = t == 0 ? kbt::math::quiet_nan<Real>() : x[t] - x[t - 1];
     if (kbt::math::isnan(d)) {
+      gains.skip();
+      losses.skip();
       out[t] = kbt::math::quiet_nan<Real>();
       continue;
     }
     const bool ready = gains.add(d > Real(0) ? d : Real(0));
     losses.add(d < Real(0) ? -d : Real(0));
-    out[t] = ready ? safe_divide(Real(100) * gains.avg, gains.avg + losses.avg)
-                   : kbt::math::quiet_nan<Real>();
+    if (!ready) {
+      out[t] = kbt::math::quiet_nan<Real>();
+    } else if (losses.avg == Real(0)) {
+      out[t] = gains.avg == Real(0) ? Real(50) : Real(100);
+    } else {
+      out[t] = Real(100) - Real(100) / (Real(1) + gains.avg / losses.avg);
+    }
   }
 }
 
-// atr(w), Wilder: true range tr = high - low at t = 0, else
-// max(high - low, |high - close[t-1]|, |low - close[t-1]|) (NaN if any input is
-// NaN, including the previous close); Wilder-averaged over the valid true ranges.
+// atr(w), Wilder: true range tr = max(high - low, |high - close[t-1]|,
+// |low - close[t-1]|) (invalid at t = 0 and when any input is NaN), Wilder-
+// averaged.
 template <class Real>
 KOKKOS_INLINE_FUNCTION void atr_series(const Real* high, const Real* low, const Real* close,
                                        Real* out, int n, int w) {
   WilderAverage<Real> ranges(w);
   for (int t = 0; t < n; ++t) {
-    const Real span = high[t] - low[t];
-    Real tr = span;
+    Real tr = kbt::math::quiet_nan<Real>();
     if (t > 0) {
       const Real prev = close[t - 1];
-      tr = nan_max(span, nan_max(kbt::math::fabs(high[t] - prev), kbt::math::fabs(low[t] - prev)));
+      tr = language_max(language_max(high[t] - low[t], kbt::math::fabs(high[t] - prev)),
+                        kbt::math::fabs(low[t] - prev));
     }
     if (kbt::math::isnan(tr)) {
+      ranges.skip();
       out[t] = kbt::math::quiet_nan<Real>();
       continue;
     }

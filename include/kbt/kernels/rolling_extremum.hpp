@@ -9,9 +9,9 @@
 //   1. forward over B_{k+1}: prefix extremum g[t], stored in out[t];
 //   2. backward over B_k: suffix extremum h[s], out[s + w - 1] = ext(h, g).
 // Items write disjoint outputs, so there are no races; every bar is read twice.
-// ext is nan_max / nan_min (window_ops.hpp): NaN-propagating and commutative
-// and associative (ties of zeros resolved by the total order -0 < +0), so the
-// result has the bits of any other exact algorithm. Item k = 0 also writes the
+// ext is nan_max / nan_min (window_ops.hpp), always called as ext(older,
+// newer): NaN-propagating, a tie keeps the older value; that makes it
+// associative, so the result has the bits of the sequential scan. Item k = 0 also writes the
 // warm-up NaNs of bars [0, w - 1).
 
 #include <Kokkos_Core.hpp>
@@ -67,7 +67,7 @@ struct RollingExtremumFold {
     //    for the windows that exist (s <= last).
     Real h = Real(0);
     for (std::int64_t s = first + w - 1; s >= first; --s) {
-      h = s == first + w - 1 ? x[s] : ext<IsMax>(h, x[s]);
+      h = s == first + w - 1 ? x[s] : ext<IsMax>(x[s], h);  // x[s] is older
       if (s > last) continue;
       const std::int64_t t = s + w - 1;
       out[t] = s == first ? h : ext<IsMax>(h, out[t]);

@@ -1,7 +1,8 @@
 #pragma once
 // The value of each windowed op at one bar, written as the plain definition so
 // that every engine computes the same bits (docs/kernels.md, "Bit parity"):
-//  * sums run over the window oldest -> newest, left to right, from 0;
+//  * sums run over the window oldest -> newest, left to right, starting from
+//    the oldest value (x[t-w+1] + x[t-w+2] + ... + x[t]);
 //  * mean = sum / w; variance = (sum of (x_i - mean)^2, left to right) / (w - 1);
 //    std = kbt::math::sqrt(variance);
 //  * any NaN in the window gives NaN (it propagates through the sums; min/max
@@ -25,32 +26,30 @@ KOKKOS_INLINE_FUNCTION Real safe_divide(Real a, Real b) {
   return b == Real(0) ? kbt::math::quiet_nan<Real>() : a / b;
 }
 
-// max(a, b): NaN if either is NaN; otherwise the larger under the total order
-// -0 < +0, so the result is a function of the set of values, never of the
-// order they are visited in (any algorithm gives the same bits).
+// The running extremum of a window: `earlier` is the extremum of the older
+// values, `later` a newer value (or the extremum of newer values). NaN if either
+// is NaN; on a tie the earlier value is kept (this matters only for +0 vs -0),
+// exactly as a sequential scan `m = x > m ? x : m` does. That rule is the max
+// under the total order (value, then earliest position), so it is associative
+// and every exact algorithm (scan, block algorithm) gives the same bits.
 template <class Real>
-KOKKOS_INLINE_FUNCTION Real nan_max(Real a, Real b) {
-  if (kbt::math::isnan(a) || kbt::math::isnan(b)) return kbt::math::quiet_nan<Real>();
-  if (a > b) return a;
-  if (b > a) return b;
-  return a == Real(0) ? a + b : a;  // +0 + -0 = +0: +0 wins a tie of zeros
+KOKKOS_INLINE_FUNCTION Real nan_max(Real earlier, Real later) {
+  if (kbt::math::isnan(earlier) || kbt::math::isnan(later)) return kbt::math::quiet_nan<Real>();
+  return later > earlier ? later : earlier;
 }
 
-// min(a, b), the mirror of nan_max: -0 wins a tie of zeros.
 template <class Real>
-KOKKOS_INLINE_FUNCTION Real nan_min(Real a, Real b) {
-  if (kbt::math::isnan(a) || kbt::math::isnan(b)) return kbt::math::quiet_nan<Real>();
-  if (a < b) return a;
-  if (b < a) return b;
-  return a == Real(0) ? -((-a) + (-b)) : a;
+KOKKOS_INLINE_FUNCTION Real nan_min(Real earlier, Real later) {
+  if (kbt::math::isnan(earlier) || kbt::math::isnan(later)) return kbt::math::quiet_nan<Real>();
+  return later < earlier ? later : earlier;
 }
 
 // ---- windowed sums (t >= w - 1 required) -----------------------------------
 
 template <class Real>
 KOKKOS_INLINE_FUNCTION Real window_sum(const Real* row, int t, int w) {
-  Real sum = Real(0);
-  for (int i = t - w + 1; i <= t; ++i) sum += row[i];
+  Real sum = row[t - w + 1];
+  for (int i = t - w + 2; i <= t; ++i) sum += row[i];
   return sum;
 }
 
@@ -63,9 +62,10 @@ KOKKOS_INLINE_FUNCTION Real window_mean(const Real* row, int t, int w) {
 // 0 / 0 = NaN.
 template <class Real>
 KOKKOS_INLINE_FUNCTION Real window_variance(const Real* row, int t, int w, Real mean) {
-  Real ss = Real(0);
-  for (int i = t - w + 1; i <= t; ++i) {
-    const Real d = row[i] - mean;
+  Real d = row[t - w + 1] - mean;
+  Real ss = d * d;
+  for (int i = t - w + 2; i <= t; ++i) {
+    d = row[i] - mean;
     ss += d * d;
   }
   return ss / static_cast<Real>(w - 1);
@@ -99,11 +99,11 @@ KOKKOS_INLINE_FUNCTION Real zscore_at(const Real* row, int t, int w) {
   return safe_divide(row[t] - mean, sd);
 }
 
-// x[t] / x[t-w] - 1; x[t-w] = 0 gives NaN.
+// (x[t] - x[t-w]) / x[t-w]; x[t-w] = 0 gives NaN.
 template <class Real>
 KOKKOS_INLINE_FUNCTION Real roc_at(const Real* row, int t, int w) {
   if (t < w) return kbt::math::quiet_nan<Real>();
-  return safe_divide(row[t], row[t - w]) - Real(1);
+  return safe_divide(row[t] - row[t - w], row[t - w]);
 }
 
 template <class Real>
