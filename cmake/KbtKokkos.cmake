@@ -44,7 +44,20 @@ endforeach()
 message(STATUS "kbt: Kokkos execution spaces: ${KBT_KOKKOS_DEVICES}")
 
 # Kokkos Kernels: Debian ships no version file and no imported target.
-find_package(KokkosKernels REQUIRED)
+# Look next to the Kokkos we found first: with -DKokkos_ROOT=/opt/kokkos-omp a
+# plain search would otherwise find Debian's 3.4 Kernels in /usr and mix them.
+get_filename_component(_kbt_kokkos_prefix "${Kokkos_DIR}/../../.." ABSOLUTE)
+find_package(KokkosKernels REQUIRED HINTS "${_kbt_kokkos_prefix}")
+message(STATUS "kbt: Kokkos Kernels ${KokkosKernels_VERSION} from ${KokkosKernels_DIR}")
+if(NOT Kokkos_VERSION VERSION_LESS 4)
+  string(REGEX MATCH "^[0-9]+" _kbt_kk_major "${KokkosKernels_VERSION}")
+  string(REGEX MATCH "^[0-9]+" _kbt_kokkos_major "${Kokkos_VERSION}")
+  if(NOT _kbt_kk_major STREQUAL _kbt_kokkos_major)
+    message(FATAL_ERROR "kbt: Kokkos Kernels '${KokkosKernels_VERSION}' in ${KokkosKernels_DIR} "
+      "does not match Kokkos ${Kokkos_VERSION} in ${Kokkos_DIR}; "
+      "point -DKokkosKernels_ROOT at the Kokkos Kernels built against that Kokkos.")
+  endif()
+endif()
 if(NOT TARGET Kokkos::kokkoskernels)
   add_library(Kokkos::kokkoskernels INTERFACE IMPORTED)
   set_target_properties(Kokkos::kokkoskernels PROPERTIES
@@ -59,3 +72,17 @@ if(Kokkos_VERSION VERSION_GREATER_EQUAL 5)
 else()
   set(KBT_CXX_STANDARD 17)
 endif()
+
+# Floating-point rules for bit-identical results on every execution space
+# (docs/building.md): no FMA contraction anywhere. Applied PUBLIC to kbt so that
+# kernels instantiated from kbt headers in user code follow them too.
+#  * GCC/Clang: -ffp-contract=off (GCC contracts by default in GNU and C++ modes
+#    as soon as the target has FMA, e.g. -march=native; Clang's CUDA mode does).
+#  * nvcc (Kokkos built with nvcc_wrapper): --fmad=false, for the device code.
+function(kbt_strict_floating_point target)
+  target_compile_options(${target} PUBLIC
+    $<$<COMPILE_LANG_AND_ID:CXX,GNU,Clang,AppleClang>:-ffp-contract=off>)
+  if("CUDA" IN_LIST KBT_KOKKOS_DEVICES AND Kokkos_CXX_COMPILER_ID STREQUAL "NVIDIA")
+    target_compile_options(${target} PUBLIC $<$<COMPILE_LANGUAGE:CXX>:--fmad=false>)
+  endif()
+endfunction()

@@ -74,6 +74,9 @@ struct SweepSettings {
   std::string precision = "fp64";  // fp64 | fp32
   Objective objective;
   std::int64_t top_k = 1000;
+  // Limits, checked before any work. max_combos bounds the grid before constraints.
+  std::optional<double> memory_budget_mb;  // device memory a sweep may use; absent = auto
+  std::uint64_t max_combos = 100000000;
 };
 
 struct VerifySettings {
@@ -93,6 +96,7 @@ struct RunConfig {
   std::string source_path;  // the YAML file ("<memory>" for in-memory YAML)
   std::string source_yaml;  // the YAML text as read (stored in results)
   std::string data_path;    // resolved relative to the config file's directory
+  SourceText data_origin;   // the `data:` value as written, with its position
   std::vector<std::string> symbols;  // optional subset; empty = all
   StrategySpec strategy;
   SimulationSettings simulation;

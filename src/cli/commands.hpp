@@ -9,5 +9,8 @@ class App;
 namespace kbt::cli {
 
 void add_info_command(CLI::App& app);
+void add_show_command(CLI::App& app);
+void add_data_command(CLI::App& app);
+void add_check_command(CLI::App& app);
 
 }  // namespace kbt::cli

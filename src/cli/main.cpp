@@ -7,19 +7,32 @@
 #include <kbt/version.hpp>
 
 #include <cstdio>
+#include <cstring>
+#include <vector>
 #include <exception>
 
 #include "cli/commands.hpp"
 
 int main(int argc, char* argv[]) {
-  // Kokkos consumes its own --kokkos-* arguments (e.g. --kokkos-num-threads=N)
-  // before CLI11 sees the rest.
-  Kokkos::ScopeGuard kokkos(argc, argv);
+  // Kokkos gets only the --kokkos-* arguments (e.g. --kokkos-num-threads=2):
+  // Kokkos 3.4 would otherwise answer a plain --help with its own help text.
+  std::vector<char*> kokkos_args{argv[0]}, kbt_args{argv[0]};
+  for (int i = 1; i < argc; ++i)
+    (std::strncmp(argv[i], "--kokkos-", 9) == 0 ? kokkos_args : kbt_args).push_back(argv[i]);
+  int kokkos_argc = static_cast<int>(kokkos_args.size());
+  kokkos_args.push_back(nullptr);
+  Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_args.data());
+  argc = static_cast<int>(kbt_args.size());
+  kbt_args.push_back(nullptr);
+  argv = kbt_args.data();
 
   CLI::App app{"kbt — backtest parameter sweeps on Kokkos"};
   app.set_version_flag("--version", std::string("kbt ") + kbt::version_string);
   app.require_subcommand(1);
   kbt::cli::add_info_command(app);
+  kbt::cli::add_show_command(app);
+  kbt::cli::add_data_command(app);
+  kbt::cli::add_check_command(app);
 
   try {
     app.parse(argc, argv);

@@ -16,3 +16,10 @@ TEST(CliInfo, UnknownCommandIsAnError) {
   const auto result = kbt::test::run_kbt("no-such-command");
   EXPECT_NE(result.exit_code, 0);
 }
+
+TEST(CliHelp, PlainHelpIsKbtsOwnNotKokkos) {
+  const auto result = kbt::test::run_kbt("--help");
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_NE(result.output.find("Subcommands:"), std::string::npos) << result.output;
+  EXPECT_EQ(result.output.find("Kokkos command line arguments"), std::string::npos);
+}

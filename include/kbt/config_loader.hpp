@@ -1,0 +1,37 @@
+#pragma once
+// Loading and validating a run config (SPEC §3). The reference of every key, its
+// type, default and meaning is docs/config.md.
+//
+// Every problem is a kbt::Error whose message starts with "file:line:col: ":
+//   config  YAML syntax, unknown or duplicate key, wrong type or value
+//   grid    a parameter axis that is empty or malformed (step <= 0, start > stop, n < 1)
+//   limit   the grid has more combos than sweep.max_combos (before constraints)
+//   io      the config file cannot be read (load_run_config)
+// Expressions are not compiled here: they are kept as SourceText with the file,
+// line and column of their first character, for the strategy language.
+
+#include <kbt/config.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace kbt {
+
+// Reads and validates the YAML file at `path`. A relative `data:` path is resolved
+// against the directory of the config file.
+RunConfig load_run_config(const std::string& path);
+
+// Validates YAML text. `source_name` is used in messages and SourceText::file;
+// a relative `data:` path is resolved against `base_dir` (left as written when
+// base_dir is empty).
+RunConfig parse_run_config(const std::string& yaml_text, const std::string& source_name,
+                           const std::string& base_dir);
+
+// An ISO-8601 timestamp as int64 nanoseconds since the Unix epoch, UTC:
+// "YYYY-MM-DD", or "YYYY-MM-DD[T| ]HH:MM[:SS[.fraction]]" followed by nothing
+// (UTC), "Z", or an offset "+HH:MM" / "-HH:MM" / "+HHMM" (converted to UTC).
+// At most 9 fraction digits. nullopt when malformed or out of the int64 range.
+std::optional<std::int64_t> parse_utc_timestamp_ns(const std::string& text);
+
+}  // namespace kbt

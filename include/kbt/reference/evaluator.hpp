@@ -1,0 +1,45 @@
+#pragma once
+// The reference evaluator (SPEC §1): a deliberately simple, sequential, host,
+// double-precision interpreter of a compiled Program, one combo at a time. Each
+// instruction is evaluated over whole columns (all symbols x all bars) with plain
+// loops, exactly as docs/language.md defines every op. It is the source of truth
+// that every kernel is tested against.
+
+#include <kbt/bar_data.hpp>
+#include <kbt/lang/program.hpp>
+#include <kbt/strategy_outputs.hpp>
+
+#include <vector>
+
+namespace kbt {
+
+// Target positions or entry/exit booleans of one combo. `param_values` holds
+// program.n_params() values in Program::param_names order.
+StrategyOutputs evaluate_strategy_reference(const Program& program, const BarData& data,
+                                            const double* param_values);
+
+// True when every constraint is true (an unknown constraint counts as false).
+// Needs no data: constraints depend on params only.
+bool constraints_hold(const Program& program, const double* param_values);
+
+// Program::expression of a compile_expression() program, [n_sym * n_bars]
+// symbol-major; a scalar expression is repeated at every bar.
+std::vector<double> evaluate_expression_reference(const Program& program, const BarData& data,
+                                                  const double* param_values);
+
+// Every register's values: scalar registers hold 1 value, series registers
+// n_sym * n_bars(frame) values, symbol-major. For parity tests of hoisted series.
+std::vector<std::vector<double>> evaluate_registers_reference(const Program& program,
+                                                              const BarData& data,
+                                                              const double* param_values);
+
+// The base bars of a higher timeframe (SPEC §2 MTF): htf bar j covers base bars
+// [begin[j], end[j]); visible[b] is the htf bar exposed at base bar b (the last
+// completed one) or -1 when none is complete yet.
+struct TimeframeGrid {
+  std::vector<std::size_t> begin, end;
+  std::vector<long> visible;
+};
+TimeframeGrid timeframe_grid(const std::vector<std::int64_t>& timestamps, std::int64_t tf_ns);
+
+}  // namespace kbt

@@ -1,0 +1,165 @@
+#pragma once
+// The 21 metrics of SPEC §5 as a single forward pass (docs/metrics.md).
+//
+// The simulator feeds it, in this order per window bar: add_fill / add_trade /
+// add_funding as the events happen, then add_bar(equity at the close). finish()
+// writes the metrics in kbt::Metric order. Every update is a fixed sequence of
+// IEEE operations with no storage, no sorting and no second pass, so that a
+// streaming sweep kernel holding this struct in registers reproduces the
+// reference engine's fp64 values bit for bit. Callable on host and device.
+
+#include <kbt/detail/scalar_math.hpp>
+#include <kbt/metrics.hpp>
+
+#include <Kokkos_Core.hpp>
+
+namespace kbt {
+
+template <class Real>
+struct BasicMetricsAccumulator {
+  Real initial_equity = 0;
+  Real periods_per_year = 0;
+
+  // Bars of the scoring window.
+  long n_bars = 0;
+  Real prev_equity = 0;   // equity at the previous close (initial_equity before the first bar)
+  Real mean = 0;          // Welford running mean of per-bar simple returns
+  Real m2 = 0;            // Welford running sum of squared deviations
+  Real downside_sq = 0;   // sum of min(r, 0)^2
+  Real peak = 0;          // running peak of equity, starting at initial_equity
+  Real max_dd = 0;        // most negative equity / peak - 1 (0 when never under water)
+  Real dd_sq = 0;         // sum of (equity / peak - 1)^2
+  long dd_run = 0;        // bars under the running peak, current stretch
+  long dd_run_max = 0;
+  Real equity_sum = 0;    // for mean equity (turnover)
+  long exposed_bars = 0;
+
+  // Closed trades, in the order they close.
+  long n_trades = 0;
+  long n_wins = 0;
+  Real trade_return_sum = 0;
+  Real gross_win = 0;     // sum of positive trade returns
+  Real gross_loss = 0;    // minus the sum of negative trade returns (>= 0)
+  Real best_trade = 0;
+  Real worst_trade = 0;
+  Real duration_sum = 0;
+
+  // Costs and trading volume.
+  Real traded_notional = 0;  // sum of |units| * executed price over all fills
+  Real fees = 0;
+  Real funding = 0;          // positive = paid
+
+  KOKKOS_INLINE_FUNCTION BasicMetricsAccumulator() = default;
+  KOKKOS_INLINE_FUNCTION BasicMetricsAccumulator(Real initial, Real ppy)
+      : initial_equity(initial), periods_per_year(ppy), prev_equity(initial), peak(initial) {}
+
+  // One fill: notional = |delta units| * executed price; fee as charged.
+  KOKKOS_INLINE_FUNCTION void add_fill(Real notional, Real fee) {
+    traded_notional += notional;
+    fees += fee;
+  }
+
+  // Funding charged to the account on one symbol and bar (negative = received).
+  KOKKOS_INLINE_FUNCTION void add_funding(Real cost) { funding += cost; }
+
+  // One closed trade: its return and its duration in bars.
+  KOKKOS_INLINE_FUNCTION void add_trade(Real trade_return, Real duration_bars) {
+    if (n_trades == 0) {
+      best_trade = trade_return;
+      worst_trade = trade_return;
+    } else {
+      if (trade_return > best_trade) best_trade = trade_return;
+      if (trade_return < worst_trade) worst_trade = trade_return;
+    }
+    n_trades += 1;
+    if (trade_return > Real(0)) {
+      n_wins += 1;
+      gross_win += trade_return;
+    } else if (trade_return < Real(0)) {
+      gross_loss -= trade_return;
+    }
+    trade_return_sum += trade_return;
+    duration_sum += duration_bars;
+  }
+
+  // Equity at the close of the next window bar; `exposed`: a position was held
+  // during the bar (see docs/semantics.md).
+  KOKKOS_INLINE_FUNCTION void add_bar(Real equity, bool exposed) {
+    const Real r = equity / prev_equity - Real(1);
+    prev_equity = equity;
+    n_bars += 1;
+    // Welford, in bar order.
+    const Real delta = r - mean;
+    mean += delta / Real(n_bars);
+    m2 += delta * (r - mean);
+    const Real down = r < Real(0) ? r : Real(0);
+    downside_sq += down * down;
+    // Drawdown from the running peak (the peak includes the initial equity).
+    if (equity > peak) peak = equity;
+    const Real dd = equity / peak - Real(1);
+    if (dd < max_dd) max_dd = dd;
+    dd_sq += dd * dd;
+    if (equity < peak) {
+      dd_run += 1;
+      if (dd_run > dd_run_max) dd_run_max = dd_run;
+    } else {
+      dd_run = 0;
+    }
+    equity_sum += equity;
+    if (exposed) exposed_bars += 1;
+  }
+
+  // Writes the n_metrics values in kbt::Metric order.
+  KOKKOS_INLINE_FUNCTION void finish(Real* out) const {
+    const Real nan = math::quiet_nan<Real>();
+    const Real n = Real(n_bars);
+    const Real sqrt_ppy = math::sqrt(periods_per_year);
+    const Real final_equity = prev_equity;
+    const Real growth = final_equity / initial_equity;
+
+    Real cagr = nan;
+    if (n_bars > 0) cagr = growth > Real(0) ? math::pow(growth, periods_per_year / n) - Real(1) : Real(-1);
+    Real std_dev = nan;
+    if (n_bars > 1) std_dev = math::sqrt(m2 / Real(n_bars - 1));
+    const Real downside_dev = n_bars > 0 ? math::sqrt(downside_sq / n) : nan;
+
+    out[int(Metric::total_return)] = growth - Real(1);
+    out[int(Metric::cagr)] = cagr;
+    out[int(Metric::ann_volatility)] = std_dev * sqrt_ppy;
+    out[int(Metric::sharpe)] = std_dev > Real(0) ? mean / std_dev * sqrt_ppy : nan;
+    out[int(Metric::sortino)] = (n_bars > 1 && downside_dev > Real(0)) ? mean / downside_dev * sqrt_ppy : nan;
+    out[int(Metric::calmar)] = max_dd < Real(0) ? cagr / (-max_dd) : nan;
+    out[int(Metric::max_drawdown)] = n_bars > 0 ? max_dd : nan;
+    out[int(Metric::max_drawdown_duration)] = n_bars > 0 ? Real(dd_run_max) : nan;
+    out[int(Metric::ulcer_index)] = n_bars > 0 ? math::sqrt(dd_sq / n) : nan;
+
+    const Real trades = Real(n_trades);
+    const bool any = n_trades > 0;
+    out[int(Metric::n_trades)] = trades;
+    out[int(Metric::win_rate)] = any ? Real(n_wins) / trades : nan;
+    out[int(Metric::profit_factor)] = gross_loss > Real(0) ? gross_win / gross_loss : nan;
+    out[int(Metric::avg_trade_return)] = any ? trade_return_sum / trades : nan;
+    out[int(Metric::best_trade)] = any ? best_trade : nan;
+    out[int(Metric::worst_trade)] = any ? worst_trade : nan;
+    out[int(Metric::avg_trade_duration)] = any ? duration_sum / trades : nan;
+
+    out[int(Metric::exposure)] = n_bars > 0 ? Real(exposed_bars) / n : nan;
+    out[int(Metric::turnover)] = n_bars > 0 ? traded_notional / (equity_sum / n) : nan;
+    out[int(Metric::fees_paid)] = fees;
+    out[int(Metric::funding_paid)] = funding;
+    out[int(Metric::final_equity)] = final_equity;
+  }
+
+  // Host convenience: the metrics as a MetricRow.
+  MetricRow finish_row() const {
+    Real values[n_metrics];
+    finish(values);
+    MetricRow row{};
+    for (std::size_t i = 0; i < n_metrics; ++i) row[i] = double(values[i]);
+    return row;
+  }
+};
+
+using MetricsAccumulator = BasicMetricsAccumulator<double>;
+
+}  // namespace kbt

@@ -1,0 +1,84 @@
+#pragma once
+// The reference portfolio simulator (SPEC §4): plain sequential host code, the
+// source of truth every sweep kernel must reproduce bit for bit in fp64.
+// The exact semantics are in docs/semantics.md, the metrics in docs/metrics.md.
+
+#include <kbt/bar_data.hpp>
+#include <kbt/config.hpp>
+#include <kbt/metrics.hpp>
+#include <kbt/strategy_outputs.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace kbt {
+
+enum class ExitReason { signal, stop_loss, take_profit, trailing_stop, end_of_data };
+
+// Stable lower-case name ("signal", "stop_loss", ...).
+const char* to_string(ExitReason reason) noexcept;
+
+// One round trip: from the fill that opens a position until the fill that
+// closes or reverses it (resizing fills in between belong to the trade).
+struct Trade {
+  std::size_t symbol = 0;        // index into BarData::symbols
+  int side = 0;                  // +1 long, -1 short
+  std::size_t entry_bar = 0;     // bar of the opening fill
+  std::size_t exit_bar = 0;      // bar of the closing fill (end_of_data: last window bar)
+  double entry_price = 0;        // executed price of the opening fill (slippage included)
+  double exit_price = 0;         // executed price of the closing fill; end_of_data: the mark
+  double units = 0;              // signed units of the opening fill
+  double pnl = 0;                // sum of the trade's cash flows (currency), costs included
+  double trade_return = 0;       // pnl / (|units| * entry_price)
+  double fees = 0;               // fees of all the trade's fills
+  double funding = 0;            // funding charged while open (positive = paid)
+  double borrow = 0;             // borrow charged while open
+  ExitReason exit_reason = ExitReason::signal;
+};
+
+// Scoring window as bar indices [begin, end).
+struct ScoringWindow {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
+struct SimulationOptions {
+  bool keep_ledger = false;  // fill SimulationResult::trades
+  bool keep_equity = false;  // fill SimulationResult::equity
+  // Optional end of the scoring window (exclusive); default: the end of the data.
+  // A bar index, or a timestamp: the window ends before the first bar at or after it.
+  std::optional<std::int64_t> score_end_bar;
+  std::optional<std::int64_t> score_end_time_ns;
+};
+
+struct SimulationResult {
+  MetricRow metrics{};           // kbt::Metric order
+  ScoringWindow window;          // the bars simulated and scored
+  double periods_per_year = 0;   // as given or inferred
+  std::vector<Trade> trades;     // keep_ledger: in the order they closed
+  std::vector<double> equity;    // keep_equity: equity at the close of each window bar
+};
+
+// The scoring window of `sim` (score_start_bar / score_start_time_ns) and `opts`
+// (score_end_*) on `bars`. Throws kbt::Error(config) for an empty window or an
+// out-of-range start.
+ScoringWindow resolve_scoring_window(const BarData& bars, const SimulationSettings& sim,
+                                     const SimulationOptions& opts = {});
+
+// periods_per_year as given, or 365 days divided by the median bar spacing.
+double resolve_periods_per_year(const BarData& bars, const SimulationSettings& sim);
+
+// Fee in bps for every symbol: the per-venue map when given (every symbol's venue
+// must be in it), else fee_bps. Throws kbt::Error(config).
+std::vector<double> resolve_fee_bps(const BarData& bars, const SimulationSettings& sim);
+
+// Simulates one strategy output on `bars` and reduces it to the 21 metrics.
+// Throws kbt::Error(config) for invalid settings, kbt::Error(internal) when the
+// signals do not match the data's shape.
+SimulationResult simulate_reference(const BarData& bars, const SimulationSettings& sim,
+                                    const StrategyOutputs& signals,
+                                    const SimulationOptions& opts = {});
+
+}  // namespace kbt

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# AddressSanitizer + UndefinedBehaviorSanitizer build of kbt into ./build-asan,
+# then the whole test suite. Any report stops the offending test (halt_on_error)
+# and fails ctest. Extra arguments go to cmake configure
+# (e.g. -DKokkos_ROOT=/opt/kokkos-omp). No suppressions are used.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+  -DKBT_ENABLE_SANITIZERS=ON -DKBT_ENABLE_BENCHMARKS=OFF "$@"
+cmake --build build-asan -j"$(nproc)"
+export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:detect_stack_use_after_return=1:strict_init_order=1:check_initialization_order=1"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+ctest --test-dir build-asan --output-on-failure -j"$(nproc)"

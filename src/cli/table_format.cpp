@@ -1,0 +1,60 @@
+#include "cli/table_format.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace kbt::cli {
+
+const std::vector<std::string>& default_table_metrics() {
+  static const std::vector<std::string> names{"sharpe",   "total_return", "cagr",
+                                              "max_drawdown", "n_trades", "win_rate",
+                                              "final_equity"};
+  return names;
+}
+
+namespace {
+
+std::string format_number(double v) {
+  if (std::isnan(v)) return "nan";
+  char buf[64];
+  if (v == std::floor(v) && std::fabs(v) < 1e15) std::snprintf(buf, sizeof buf, "%.0f", v);
+  else if (std::fabs(v) >= 1e5 || std::fabs(v) < 1e-3) std::snprintf(buf, sizeof buf, "%.4g", v);
+  else std::snprintf(buf, sizeof buf, "%.4f", v);
+  return buf;
+}
+
+}  // namespace
+
+std::string format_result_table(const SweepResults& results, const std::vector<std::size_t>& rows,
+                                const std::vector<std::string>& metrics) {
+  std::vector<std::string> header{"rank", "combo"};
+  for (const auto& p : results.param_names) header.push_back(p);
+  for (const auto& m : metrics) header.push_back(m);
+
+  std::vector<std::vector<std::string>> cells;
+  const std::size_t n_params = results.param_names.size();
+  for (std::size_t rank = 0; rank < rows.size(); ++rank) {
+    const std::size_t r = rows[rank];
+    std::vector<std::string> line{std::to_string(rank + 1), std::to_string(results.combo_ids[r])};
+    for (std::size_t p = 0; p < n_params; ++p) line.push_back(format_number(results.params[r * n_params + p]));
+    for (const auto& m : metrics) line.push_back(format_number(results.metrics[r * n_metrics + metric_index(m)]));
+    cells.push_back(std::move(line));
+  }
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t c = 0; c < header.size(); ++c) {
+    width[c] = header[c].size();
+    for (const auto& line : cells) width[c] = std::max(width[c], line[c].size());
+  }
+  std::string out;
+  auto emit = [&](const std::vector<std::string>& line) {
+    for (std::size_t c = 0; c < line.size(); ++c) {
+      out += std::string(width[c] - line[c].size(), ' ') + line[c];
+      out += c + 1 < line.size() ? "  " : "\n";
+    }
+  };
+  emit(header);
+  for (const auto& line : cells) emit(line);
+  return out;
+}
+
+}  // namespace kbt::cli

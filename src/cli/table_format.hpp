@@ -1,0 +1,19 @@
+#pragma once
+// Plain-text table of result rows, as printed by `kbt run` and `kbt show`.
+
+#include <kbt/results.hpp>
+
+#include <string>
+#include <vector>
+
+namespace kbt::cli {
+
+// Prints `rows` (row indices into `results`) with rank, combo id, every param
+// and the given metrics.
+std::string format_result_table(const SweepResults& results, const std::vector<std::size_t>& rows,
+                                const std::vector<std::string>& metrics);
+
+// Metrics shown by default.
+const std::vector<std::string>& default_table_metrics();
+
+}  // namespace kbt::cli

@@ -1,0 +1,250 @@
+// `kbt data import`: per-symbol OHLCV CSVs (+ funding and exo CSVs) onto one
+// bar grid. Rules: docs/data-format.md "CSV import".
+
+#include <kbt/data_io.hpp>
+#include <kbt/error.hpp>
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+#include "data/csv_table.hpp"
+#include "data/validation.hpp"
+
+namespace kbt {
+namespace {
+
+using detail::fail_csv;
+
+const char* const kTimeNames[] = {"time", "timestamp", "date", "datetime"};
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : ", ") + (s.empty() ? std::string("(unnamed)") : s);
+  return out;
+}
+
+// Index of the time column of a headed table.
+std::size_t time_column(const detail::CsvTable& t) {
+  for (std::size_t i = 0; i < t.header.size(); ++i)
+    for (const char* name : kTimeNames)
+      if (t.header[i] == name) return i;
+  if (t.header[0].empty()) return 0;
+  fail_csv(t.path, t.header_line,
+           "no time column: expected a column named time, timestamp, date or datetime, or an unnamed "
+           "first column (found: " + join(t.header) + ")");
+}
+
+void check_unique_header(const detail::CsvTable& t) {
+  std::set<std::string> seen;
+  for (const auto& h : t.header)
+    if (!h.empty() && !seen.insert(h).second) fail_csv(t.path, t.header_line, "column '" + h + "' appears twice");
+}
+
+void check_width(const detail::CsvTable& t, const detail::CsvRow& row, std::size_t width) {
+  if (row.fields.size() != width)
+    fail_csv(t.path, row.line,
+             "expected " + std::to_string(width) + " fields, found " + std::to_string(row.fields.size()));
+}
+
+std::int64_t parse_row_time(const detail::CsvTable& t, const detail::CsvRow& row, std::size_t col) {
+  auto ns = parse_timestamp_ns(row.fields[col]);
+  if (!ns)
+    fail_csv(t.path, row.line,
+             "cannot parse time '" + row.fields[col] +
+                 "' (expected ISO-8601 such as 2021-03-04 or 2021-03-04T05:06:07Z, or an epoch number)");
+  return *ns;
+}
+
+void check_after_previous(const detail::CsvTable& t, const std::vector<std::int64_t>& times,
+                          const std::vector<std::size_t>& lines, std::int64_t ns, std::size_t line) {
+  if (times.empty() || ns > times.back()) return;
+  const std::string problem =
+      ns == times.back()
+          ? "duplicate time " + format_iso8601_utc(ns) + " (also at line " + std::to_string(lines.back()) + ")"
+          : "time " + format_iso8601_utc(ns) + " is before " + format_iso8601_utc(times.back()) + " at line " +
+                std::to_string(lines.back());
+  fail_csv(t.path, line, problem + "; rows must be in strictly increasing time order");
+}
+
+double parse_field(const detail::CsvTable& t, const detail::CsvRow& row, std::size_t col,
+                   const std::string& column_name) {
+  auto v = detail::parse_csv_number(row.fields[col]);
+  if (!v) fail_csv(t.path, row.line, "column '" + column_name + "': bad number '" + row.fields[col] + "'");
+  return *v;
+}
+
+struct SymbolBars {
+  std::string symbol;
+  std::vector<std::int64_t> times;
+  std::vector<std::size_t> lines;
+  std::map<std::string, std::vector<double>> columns;  // open..volume
+};
+
+SymbolBars read_ohlcv(const std::string& symbol, const std::string& path, CsvImportNotes* notes) {
+  const detail::CsvTable t = detail::read_csv_table(path);
+  SymbolBars out;
+  out.symbol = symbol;
+  std::size_t width = 0, tcol = 0;
+  std::map<std::string, std::size_t> col;  // column name -> field index
+  if (t.has_header) {
+    check_unique_header(t);
+    width = t.header.size();
+    tcol = time_column(t);
+    std::vector<std::string> ignored;
+    for (std::size_t i = 0; i < t.header.size(); ++i) {
+      if (i == tcol) continue;
+      const auto& req = required_bar_columns();
+      if (std::find(req.begin(), req.end(), t.header[i]) != req.end()) col[t.header[i]] = i;
+      else ignored.push_back(t.header[i]);
+    }
+    for (const auto& name : required_bar_columns())
+      if (name != "volume" && !col.count(name))
+        fail_csv(t.path, t.header_line, "missing column '" + name + "' (found: " + join(t.header) + ")");
+    if (notes && !ignored.empty()) notes->lines.push_back(path + ": ignored columns: " + join(ignored));
+  } else {
+    width = t.rows.front().fields.size();
+    if (width != 5 && width != 6)
+      fail_csv(t.path, t.rows.front().line,
+               "no header and " + std::to_string(width) +
+                   " fields; expected time,open,high,low,close[,volume] or a header line");
+    for (std::size_t i = 0; i + 1 < width; ++i) col[required_bar_columns()[i]] = i + 1;
+  }
+  if (!col.count("volume") && notes)
+    notes->lines.push_back(path + ": no volume column; volume is NaN for " + symbol);
+  for (const auto& name : required_bar_columns()) out.columns[name].reserve(t.rows.size());
+  for (const auto& row : t.rows) {
+    check_width(t, row, width);
+    const std::int64_t ns = parse_row_time(t, row, tcol);
+    check_after_previous(t, out.times, out.lines, ns, row.line);
+    out.times.push_back(ns);
+    out.lines.push_back(row.line);
+    for (const auto& name : required_bar_columns()) {
+      auto it = col.find(name);
+      out.columns[name].push_back(it == col.end() ? std::numeric_limits<double>::quiet_NaN()
+                                                  : parse_field(t, row, it->second, name));
+    }
+  }
+  return out;
+}
+
+// A (time, value) CSV: funding rates or an exo series.
+struct TimeValue {
+  ExoSeries series;
+  std::vector<std::size_t> lines;
+  std::string path;
+};
+
+TimeValue read_time_value(const std::string& path, const char* value_name) {
+  const detail::CsvTable t = detail::read_csv_table(path);
+  std::size_t tcol = 0;
+  std::string vname = value_name;
+  if (t.has_header) {
+    check_unique_header(t);
+    if (t.header.size() != 2)
+      fail_csv(t.path, t.header_line,
+               "expected 2 columns (time, " + vname + "), found " + std::to_string(t.header.size()));
+    tcol = time_column(t);
+    vname = t.header[1 - tcol];
+  }
+  TimeValue out;
+  out.path = path;
+  for (const auto& row : t.rows) {
+    check_width(t, row, 2);
+    const std::int64_t ns = parse_row_time(t, row, tcol);
+    check_after_previous(t, out.series.timestamps, out.lines, ns, row.line);
+    out.series.timestamps.push_back(ns);
+    out.series.values.push_back(parse_field(t, row, 1 - tcol, vname));
+    out.lines.push_back(row.line);
+  }
+  return out;
+}
+
+std::string file_stem(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  const std::size_t dot = name.find_last_of('.');
+  return dot == std::string::npos || dot == 0 ? name : name.substr(0, dot);
+}
+
+}  // namespace
+
+MarketData import_csv_raw(const CsvImportOptions& options, CsvImportNotes* notes) {
+  if (options.bars.empty()) throw Error(ErrorCategory::config, "import: no bar CSV given");
+  std::vector<SymbolBars> per_symbol;
+  std::set<std::string> names;
+  for (const auto& f : options.bars) {
+    const std::string symbol = f.symbol.empty() ? file_stem(f.path) : f.symbol;
+    if (symbol.empty()) throw Error(ErrorCategory::config, "import: empty symbol name for '" + f.path + "'");
+    if (!names.insert(symbol).second)
+      throw Error(ErrorCategory::config, "import: symbol '" + symbol + "' given twice (name files with SYMBOL=path)");
+    per_symbol.push_back(read_ohlcv(symbol, f.path, notes));
+  }
+
+  MarketData data;
+  BarData& bars = data.bars;
+  // Union grid of all symbols' times.
+  for (const auto& s : per_symbol) bars.timestamps.insert(bars.timestamps.end(), s.times.begin(), s.times.end());
+  std::sort(bars.timestamps.begin(), bars.timestamps.end());
+  bars.timestamps.erase(std::unique(bars.timestamps.begin(), bars.timestamps.end()), bars.timestamps.end());
+  const std::size_t n = bars.timestamps.size();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const auto& name : required_bar_columns()) bars.columns[name].assign(per_symbol.size() * n, nan);
+  for (std::size_t s = 0; s < per_symbol.size(); ++s) {
+    bars.symbols.push_back(per_symbol[s].symbol);
+    std::size_t g = 0;
+    for (std::size_t i = 0; i < per_symbol[s].times.size(); ++i) {
+      while (bars.timestamps[g] < per_symbol[s].times[i]) ++g;
+      for (const auto& name : required_bar_columns())
+        bars.columns[name][s * n + g] = per_symbol[s].columns[name][i];
+    }
+  }
+
+  if (!options.venues.empty()) {
+    for (const auto& [symbol, venue] : options.venues)
+      if (!names.count(symbol))
+        throw Error(ErrorCategory::config, "import: --venue for '" + symbol + "', which is not imported");
+    for (const auto& symbol : bars.symbols) {
+      auto it = options.venues.find(symbol);
+      if (it == options.venues.end())
+        throw Error(ErrorCategory::config,
+                    "import: venues must be given for all symbols or none; missing for '" + symbol + "'");
+      bars.venues.push_back(it->second);
+    }
+  }
+
+  if (!options.funding.empty()) {
+    auto& funding = bars.columns["funding_rate"];
+    funding.assign(per_symbol.size() * n, nan);
+    for (const auto& [symbol, path] : options.funding) {
+      const long s = bars.symbol_index(symbol);
+      if (s < 0) throw Error(ErrorCategory::config, "import: --funding for '" + symbol + "', which is not imported");
+      const TimeValue tv = read_time_value(path, "rate");
+      for (std::size_t i = 0; i < tv.series.timestamps.size(); ++i) {
+        auto it = std::lower_bound(bars.timestamps.begin(), bars.timestamps.end(), tv.series.timestamps[i]);
+        if (it == bars.timestamps.end() || *it != tv.series.timestamps[i])
+          fail_csv(path, tv.lines[i],
+                   "funding time " + format_iso8601_utc(tv.series.timestamps[i]) +
+                       " is not a bar time (funding rates are placed on the bar with the same timestamp)");
+        funding[static_cast<std::size_t>(s) * n + static_cast<std::size_t>(it - bars.timestamps.begin())] =
+            tv.series.values[i];
+      }
+    }
+  }
+
+  for (const auto& [name, path] : options.exo) {
+    if (name.empty() || name.find('/') != std::string::npos)
+      throw Error(ErrorCategory::config, "import: invalid exo name '" + name + "'");
+    data.exo.emplace(name, read_time_value(path, "value").series);
+  }
+  validate_market_data(bars, data.exo, "import");
+  return data;
+}
+
+BarData import_csv(const CsvImportOptions& options, CsvImportNotes* notes) {
+  MarketData data = import_csv_raw(options, notes);
+  for (const auto& [name, series] : data.exo) data.bars.exo[name] = asof_join(data.bars.timestamps, series);
+  return std::move(data.bars);
+}
+
+}  // namespace kbt

@@ -1,0 +1,53 @@
+// One symbol's bars as CSV (the inverse of import for a single file).
+
+#include <kbt/atomic_output.hpp>
+#include <kbt/data_io.hpp>
+#include <kbt/error.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+namespace kbt {
+namespace {
+
+// Shortest %.{15,16,17}g form that reads back to the same double.
+std::string format_number(double v) {
+  if (std::isnan(v)) return "nan";
+  char buf[64];
+  for (int precision = 15; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+}  // namespace
+
+void write_bars_csv(const BarData& bars, const std::string& symbol, const std::string& path) {
+  const long s = bars.symbol_index(symbol);
+  if (s < 0) throw Error(ErrorCategory::config, "write csv: no symbol '" + symbol + "'");
+  std::vector<std::string> cols = required_bar_columns();
+  if (bars.has_column("funding_rate")) cols.push_back("funding_rate");
+  for (const auto& c : cols)
+    if (!bars.has_column(c)) throw Error(ErrorCategory::data_format, "write csv: no column '" + c + "'");
+  AtomicOutput out(path);
+  {
+    std::ofstream f(out.temp_path(), std::ios::binary);
+    if (!f) throw Error(ErrorCategory::io, "cannot create '" + path + "'");
+    f << "timestamp";
+    for (const auto& c : cols) f << ',' << c;
+    f << '\n';
+    for (std::size_t b = 0; b < bars.n_bars(); ++b) {
+      f << format_iso8601_utc(bars.timestamps[b]);
+      for (const auto& c : cols) f << ',' << format_number(bars.series(c, static_cast<std::size_t>(s))[b]);
+      f << '\n';
+    }
+    f.close();
+    if (!f) throw Error(ErrorCategory::io, "writing '" + path + "' failed");
+  }
+  out.commit();
+}
+
+}  // namespace kbt

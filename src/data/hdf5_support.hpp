@@ -1,0 +1,69 @@
+#pragma once
+// Small RAII helpers over the HDF5 C API for the data layer (internal).
+
+#include <hdf5.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kbt::detail {
+
+// Owns one HDF5 identifier and closes it with the matching H5?close.
+class H5Id {
+ public:
+  using Closer = herr_t (*)(hid_t);
+  H5Id() = default;
+  H5Id(hid_t id, Closer closer) : id_(id), closer_(closer) {}
+  ~H5Id() { close(); }
+  H5Id(H5Id&& o) noexcept : id_(o.id_), closer_(o.closer_) { o.id_ = -1; }
+  H5Id& operator=(H5Id&& o) noexcept {
+    if (this != &o) {
+      close();
+      id_ = o.id_;
+      closer_ = o.closer_;
+      o.id_ = -1;
+    }
+    return *this;
+  }
+  H5Id(const H5Id&) = delete;
+  H5Id& operator=(const H5Id&) = delete;
+
+  hid_t get() const { return id_; }
+  bool valid() const { return id_ >= 0; }
+  // Closes now; returns the H5?close status (0 when nothing was open).
+  herr_t close() {
+    herr_t status = 0;
+    if (id_ >= 0 && closer_) status = closer_(id_);
+    id_ = -1;
+    return status;
+  }
+
+ private:
+  hid_t id_ = -1;
+  Closer closer_ = nullptr;
+};
+
+// Turns off HDF5's automatic error-stack printing for its lifetime, so the
+// user sees only kbt's one message; restores the previous handler after.
+class SilenceHdf5Errors {
+ public:
+  SilenceHdf5Errors() {
+    H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  }
+  ~SilenceHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
+  SilenceHdf5Errors(const SilenceHdf5Errors&) = delete;
+  SilenceHdf5Errors& operator=(const SilenceHdf5Errors&) = delete;
+
+ private:
+  H5E_auto2_t func_ = nullptr;
+  void* data_ = nullptr;
+};
+
+// "int32", "uint64", "float64", "string", "compound", ... for messages.
+std::string describe_h5_type(hid_t type);
+// "[3][20000]", "scalar" for rank 0.
+std::string describe_dims(const std::vector<hsize_t>& dims);
+
+}  // namespace kbt::detail

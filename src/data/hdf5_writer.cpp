@@ -1,0 +1,127 @@
+// Writing the SPEC §2 HDF5 layout. Reproducible: no object timestamps, fixed
+// chunking and filters, fixed-length strings (no global heap), so equal
+// content gives equal bytes with the same HDF5 version.
+
+#include <kbt/atomic_output.hpp>
+#include <kbt/data_io.hpp>
+#include <kbt/error.hpp>
+
+#include <algorithm>
+
+#include "data/hdf5_support.hpp"
+
+namespace kbt {
+namespace {
+
+using detail::H5Id;
+
+constexpr hsize_t kChunk = 8192;  // elements per chunk along the bar axis
+constexpr unsigned kDeflateLevel = 6;
+
+class Hdf5Writer {
+ public:
+  Hdf5Writer(const std::string& temp_path, const std::string& final_path) : final_(final_path) {
+    file_ = H5Id(H5Fcreate(temp_path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+    if (!file_.valid()) throw Error(ErrorCategory::io, "cannot create '" + final_path + "' (HDF5 create failed)");
+  }
+
+  void check(herr_t status, const std::string& what) const {
+    if (status < 0) throw Error(ErrorCategory::io, final_ + ": writing " + what + " failed");
+  }
+
+  void group(const std::string& name) {
+    H5Id gcpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose);
+    check(H5Pset_obj_track_times(gcpl.get(), 0), name);
+    H5Id g(H5Gcreate2(file_.get(), name.c_str(), H5P_DEFAULT, gcpl.get(), H5P_DEFAULT), H5Gclose);
+    if (!g.valid()) check(-1, name);
+  }
+
+  // A numeric dataset of `dims`; chunked along the last axis with
+  // shuffle + deflate when it is not empty.
+  void numeric(const std::string& name, hid_t file_type, hid_t mem_type, const std::vector<hsize_t>& dims,
+               const void* data) {
+    H5Id space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
+    H5Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    check(H5Pset_obj_track_times(dcpl.get(), 0), name);
+    const bool empty = std::any_of(dims.begin(), dims.end(), [](hsize_t d) { return d == 0; });
+    if (!empty) {
+      std::vector<hsize_t> chunk(dims.size(), 1);
+      chunk.back() = std::min(dims.back(), kChunk);
+      check(H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()), name);
+      check(H5Pset_shuffle(dcpl.get()), name);
+      check(H5Pset_deflate(dcpl.get(), kDeflateLevel), name);
+    }
+    H5Id ds(H5Dcreate2(file_.get(), name.c_str(), file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+            H5Dclose);
+    if (!ds.valid()) check(-1, name);
+    if (!empty) check(H5Dwrite(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), name);
+  }
+
+  void int64_1d(const std::string& name, const std::vector<std::int64_t>& v) {
+    numeric(name, H5T_STD_I64LE, H5T_NATIVE_INT64, {v.size()}, v.data());
+  }
+  void float64(const std::string& name, const std::vector<hsize_t>& dims, const double* v) {
+    numeric(name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, dims, v);
+  }
+
+  // Fixed-length, NUL-padded UTF-8 strings sized to the longest entry.
+  void strings(const std::string& name, const std::vector<std::string>& v) {
+    std::size_t size = 1;
+    for (const auto& s : v) size = std::max(size, s.size());
+    std::vector<char> buf(v.size() * size, '\0');
+    for (std::size_t i = 0; i < v.size(); ++i) std::copy(v[i].begin(), v[i].end(), buf.begin() + i * size);
+    H5Id type(H5Tcopy(H5T_C_S1), H5Tclose);
+    check(H5Tset_size(type.get(), size), name);
+    check(H5Tset_strpad(type.get(), H5T_STR_NULLPAD), name);
+    check(H5Tset_cset(type.get(), H5T_CSET_UTF8), name);
+    const hsize_t n = v.size();
+    H5Id space(H5Screate_simple(1, &n, nullptr), H5Sclose);
+    H5Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    check(H5Pset_obj_track_times(dcpl.get(), 0), name);
+    H5Id ds(H5Dcreate2(file_.get(), name.c_str(), type.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+            H5Dclose);
+    if (!ds.valid()) check(-1, name);
+    if (n > 0) check(H5Dwrite(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()), name);
+  }
+
+  void close() { check(file_.close(), "the file"); }
+
+ private:
+  std::string final_;
+  H5Id file_;
+};
+
+}  // namespace
+
+void write_bars_hdf5(const BarData& bars, const std::map<std::string, ExoSeries>& exo, const std::string& path) {
+  validate_market_data(bars, exo, path);
+  detail::SilenceHdf5Errors quiet;
+  AtomicOutput out(path);
+  {
+    Hdf5Writer w(out.temp_path(), path);
+    w.int64_1d("/timestamps", bars.timestamps);
+    w.strings("/symbols", bars.symbols);
+    if (!bars.venues.empty()) w.strings("/venues", bars.venues);
+    w.group("/bars");
+    const std::vector<hsize_t> dims{bars.n_symbols(), bars.n_bars()};
+    // Required columns first, then the rest by name (file layout order).
+    for (const auto& name : required_bar_columns()) w.float64("/bars/" + name, dims, bars.columns.at(name).data());
+    for (const auto& [name, values] : bars.columns) {
+      const auto& req = required_bar_columns();
+      if (std::find(req.begin(), req.end(), name) != req.end()) continue;
+      w.float64("/bars/" + name, dims, values.data());
+    }
+    if (!exo.empty()) {
+      w.group("/exo");
+      for (const auto& [name, series] : exo) {
+        w.group("/exo/" + name);
+        w.int64_1d("/exo/" + name + "/timestamps", series.timestamps);
+        w.float64("/exo/" + name + "/values", {series.values.size()}, series.values.data());
+      }
+    }
+    w.close();
+  }
+  out.commit();
+}
+
+}  // namespace kbt

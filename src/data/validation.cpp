@@ -1,0 +1,81 @@
+// validate_market_data and the checks the loaders share.
+
+#include "data/validation.hpp"
+
+#include <kbt/data_io.hpp>
+#include <kbt/error.hpp>
+
+#include <map>
+
+namespace kbt {
+namespace detail {
+
+void fail_dataset(const std::string& origin, const std::string& dataset, const std::string& problem) {
+  throw Error(ErrorCategory::data_format, origin + ": dataset " + dataset + ": " + problem);
+}
+
+std::string describe_time(std::int64_t ns) {
+  return std::to_string(ns) + " (" + format_iso8601_utc(ns) + ")";
+}
+
+void check_strictly_increasing(const std::vector<std::int64_t>& ts, const std::string& origin,
+                               const std::string& dataset) {
+  for (std::size_t i = 1; i < ts.size(); ++i) {
+    if (ts[i] > ts[i - 1]) continue;
+    const std::string what = ts[i] == ts[i - 1] ? "duplicate timestamp" : "timestamps not increasing";
+    fail_dataset(origin, dataset,
+                 what + " at index " + std::to_string(i) + ": " + describe_time(ts[i]) +
+                     " follows " + describe_time(ts[i - 1]) + " at index " + std::to_string(i - 1) +
+                     "; timestamps must be strictly increasing");
+  }
+}
+
+void check_names(const std::vector<std::string>& names, const std::string& origin,
+                 const std::string& dataset, const char* what) {
+  std::map<std::string, std::size_t> seen;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (names[i].empty()) fail_dataset(origin, dataset, std::string(what) + " " + std::to_string(i) + " is empty");
+    auto [it, inserted] = seen.emplace(names[i], i);
+    if (!inserted)
+      fail_dataset(origin, dataset,
+                   std::string("duplicate ") + what + " '" + names[i] + "' at index " +
+                       std::to_string(it->second) + " and " + std::to_string(i));
+  }
+}
+
+}  // namespace detail
+
+void validate_market_data(const BarData& bars, const std::map<std::string, ExoSeries>& exo,
+                          const std::string& origin) {
+  using detail::fail_dataset;
+  if (bars.timestamps.empty()) fail_dataset(origin, "/timestamps", "no bars (empty)");
+  detail::check_strictly_increasing(bars.timestamps, origin, "/timestamps");
+  if (bars.symbols.empty()) fail_dataset(origin, "/symbols", "no symbols (empty)");
+  detail::check_names(bars.symbols, origin, "/symbols", "symbol");
+  if (!bars.venues.empty() && bars.venues.size() != bars.symbols.size())
+    fail_dataset(origin, "/venues",
+                 std::to_string(bars.venues.size()) + " venues for " + std::to_string(bars.symbols.size()) +
+                     " symbols");
+  for (const auto& name : required_bar_columns())
+    if (!bars.has_column(name)) fail_dataset(origin, "/bars/" + name, "missing required dataset");
+  const std::size_t expected = bars.n_symbols() * bars.n_bars();
+  for (const auto& [name, values] : bars.columns) {
+    if (name.empty() || name.find('/') != std::string::npos)
+      fail_dataset(origin, "/bars/" + name, "invalid column name");
+    if (values.size() != expected)
+      fail_dataset(origin, "/bars/" + name,
+                   "expected " + std::to_string(expected) + " values ([" + std::to_string(bars.n_symbols()) +
+                       "][" + std::to_string(bars.n_bars()) + "]), found " + std::to_string(values.size()));
+  }
+  for (const auto& [name, series] : exo) {
+    const std::string base = "/exo/" + name;
+    if (name.empty() || name.find('/') != std::string::npos) fail_dataset(origin, base, "invalid exo name");
+    if (series.values.size() != series.timestamps.size())
+      fail_dataset(origin, base + "/values",
+                   "expected " + std::to_string(series.timestamps.size()) + " values (one per " + base +
+                       "/timestamps), found " + std::to_string(series.values.size()));
+    detail::check_strictly_increasing(series.timestamps, origin, base + "/timestamps");
+  }
+}
+
+}  // namespace kbt

@@ -1,0 +1,159 @@
+#include <kbt/lang/program.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+namespace kbt {
+
+const char* to_string(OpCode op) noexcept {
+  switch (op) {
+    case OpCode::constant: return "constant";
+    case OpCode::param: return "param";
+    case OpCode::column: return "column";
+    case OpCode::exo: return "exo";
+    case OpCode::scan_input: return "scan_input";
+    case OpCode::scan_state: return "scan_state";
+    case OpCode::neg: return "neg";
+    case OpCode::add: return "add";
+    case OpCode::sub: return "sub";
+    case OpCode::mul: return "mul";
+    case OpCode::div: return "div";
+    case OpCode::lt: return "lt";
+    case OpCode::le: return "le";
+    case OpCode::gt: return "gt";
+    case OpCode::ge: return "ge";
+    case OpCode::eq: return "eq";
+    case OpCode::ne: return "ne";
+    case OpCode::logical_and: return "and";
+    case OpCode::logical_or: return "or";
+    case OpCode::logical_not: return "not";
+    case OpCode::abs: return "abs";
+    case OpCode::sqrt: return "sqrt";
+    case OpCode::log: return "log";
+    case OpCode::exp: return "exp";
+    case OpCode::sign: return "sign";
+    case OpCode::min: return "min";
+    case OpCode::max: return "max";
+    case OpCode::clip: return "clip";
+    case OpCode::where: return "where";
+    case OpCode::isnan: return "isnan";
+    case OpCode::fillna: return "fillna";
+    case OpCode::lag: return "lag";
+    case OpCode::lead: return "lead";
+    case OpCode::rolling_mean: return "rolling_mean";
+    case OpCode::rolling_sum: return "rolling_sum";
+    case OpCode::rolling_std: return "rolling_std";
+    case OpCode::rolling_min: return "rolling_min";
+    case OpCode::rolling_max: return "rolling_max";
+    case OpCode::zscore: return "zscore";
+    case OpCode::ema: return "ema";
+    case OpCode::rsi: return "rsi";
+    case OpCode::roc: return "roc";
+    case OpCode::atr: return "atr";
+    case OpCode::cs_rank: return "cs_rank";
+    case OpCode::cs_zscore: return "cs_zscore";
+    case OpCode::cs_demean: return "cs_demean";
+    case OpCode::symbol_read: return "symbol_read";
+    case OpCode::scan_output: return "scan_output";
+    case OpCode::htf: return "htf";
+  }
+  return "?";
+}
+
+std::vector<std::int64_t> hoisted_window_values(const Program& program, const HoistedSeries& h) {
+  std::set<std::int64_t> values;
+  if (h.window_kind == WindowKind::constant) {
+    values.insert(h.window);
+  } else if (h.window_kind == WindowKind::param) {
+    for (double v : program.param_axes.at(static_cast<std::size_t>(h.window)))
+      values.insert(static_cast<std::int64_t>(v));
+  }
+  return {values.begin(), values.end()};
+}
+
+namespace {
+
+std::string instr_text(const Program& p, const Instr& i, const char* reg_prefix) {
+  char buf[160];
+  std::string s = to_string(i.op);
+  auto reg = [&](std::int32_t r) { return std::string(reg_prefix) + std::to_string(r); };
+  switch (i.op) {
+    case OpCode::constant:
+      std::snprintf(buf, sizeof buf, " %.17g", i.constant);
+      s += buf;
+      break;
+    case OpCode::param: s += " " + p.param_names.at(static_cast<std::size_t>(i.aux)); break;
+    case OpCode::column: s += " " + p.column_names.at(static_cast<std::size_t>(i.aux)); break;
+    case OpCode::exo: s += " " + p.exo_names.at(static_cast<std::size_t>(i.aux)); break;
+    case OpCode::scan_input:
+    case OpCode::scan_state: s += " #" + std::to_string(i.aux); break;
+    case OpCode::symbol_read:
+      s += " " + reg(i.a) + " @" + p.symbol_names.at(static_cast<std::size_t>(i.aux));
+      break;
+    case OpCode::scan_output:
+      s += " " + p.scan_names.at(static_cast<std::size_t>(i.aux)) + "." +
+           p.scan_output_names.at(static_cast<std::size_t>(i.aux)).at(static_cast<std::size_t>(i.aux2));
+      break;
+    case OpCode::htf:
+      s += " " + reg(i.a) + " frame " + std::to_string(i.aux);
+      break;
+    default:
+      for (std::int32_t r : {i.a, i.b, i.c})
+        if (r >= 0) s += " " + reg(r);
+      break;
+  }
+  if (i.window_kind == WindowKind::constant) s += " window=" + std::to_string(i.window);
+  if (i.window_kind == WindowKind::param)
+    s += " window=" + p.param_names.at(static_cast<std::size_t>(i.window));
+  s += i.is_series ? "  [series f" + std::to_string(i.frame) : "  [scalar";
+  if (i.is_boolean) s += " bool";
+  if (i.depends_on_params) s += " param";
+  s += "]";
+  return s;
+}
+
+}  // namespace
+
+std::string disassemble(const Program& p) {
+  std::string out;
+  for (std::size_t k = 1; k < p.frame_ns.size(); ++k)
+    out += "frame " + std::to_string(k) + ": " + std::to_string(p.frame_ns[k] / 1000000000LL) + "s\n";
+  for (std::size_t r = 0; r < p.code.size(); ++r)
+    out += "r" + std::to_string(r) + " = " + instr_text(p, p.code[r], "r") + "\n";
+  for (std::size_t s = 0; s < p.scans.size(); ++s) {
+    const ScanProgram& sp = p.scans[s];
+    out += "scan " + p.scan_names[s] + ":\n  inputs:";
+    for (int i = 0; i < sp.n_inputs; ++i) out += " r" + std::to_string(p.scan_refs[static_cast<std::size_t>(sp.inputs + i)]);
+    out += "\n  init:\n";
+    for (int k = sp.init_begin; k < sp.init_end; ++k)
+      out += "    t" + std::to_string(k - sp.init_begin) + " = " +
+             instr_text(p, p.scan_tape[static_cast<std::size_t>(k)], "t") + "\n";
+    out += "  update:\n";
+    for (int k = sp.update_begin; k < sp.update_end; ++k)
+      out += "    t" + std::to_string(k - sp.update_begin) + " = " +
+             instr_text(p, p.scan_tape[static_cast<std::size_t>(k)], "t") + "\n";
+    for (int j = 0; j < sp.n_states; ++j)
+      out += "  state " + p.scan_state_names[s][static_cast<std::size_t>(j)] + ": init t" +
+             std::to_string(p.scan_refs[static_cast<std::size_t>(sp.init_state + j)]) + ", update t" +
+             std::to_string(p.scan_refs[static_cast<std::size_t>(sp.update_state + j)]) + "\n";
+    for (int k = 0; k < sp.n_outputs; ++k)
+      out += "  output " + p.scan_output_names[s][static_cast<std::size_t>(k)] + ": t" +
+             std::to_string(p.scan_refs[static_cast<std::size_t>(sp.outputs + k)]) + "\n";
+  }
+  auto named = [&](const char* name, std::int32_t r) {
+    if (r >= 0) out += std::string(name) + ": r" + std::to_string(r) + "\n";
+  };
+  named("position", p.position);
+  named("long_entry", p.long_entry);
+  named("long_exit", p.long_exit);
+  named("short_entry", p.short_entry);
+  named("short_exit", p.short_exit);
+  named("expression", p.expression);
+  for (std::size_t k = 0; k < p.constraints.size(); ++k) named("constraint", p.constraints[k]);
+  for (const auto& h : p.hoisted)
+    out += "hoisted: r" + std::to_string(h.reg) + " " + to_string(h.op) + "\n";
+  return out;
+}
+
+}  // namespace kbt

@@ -1,0 +1,552 @@
+// The reference portfolio simulator. Every step below is written as it is
+// specified in docs/semantics.md, in the same order; a sweep kernel mirrors it
+// operation for operation, so do not reorder arithmetic here without updating
+// the document and the kernels.
+
+#include <kbt/reference/simulator.hpp>
+
+#include <kbt/detail/scalar_math.hpp>
+#include <kbt/error.hpp>
+#include <kbt/reference/metrics_accumulator.hpp>
+
+#include <algorithm>
+#include <string>
+
+namespace kbt {
+
+const char* to_string(ExitReason reason) noexcept {
+  switch (reason) {
+    case ExitReason::signal: return "signal";
+    case ExitReason::stop_loss: return "stop_loss";
+    case ExitReason::take_profit: return "take_profit";
+    case ExitReason::trailing_stop: return "trailing_stop";
+    case ExitReason::end_of_data: return "end_of_data";
+  }
+  return "unknown";
+}
+
+namespace {
+
+[[noreturn]] void config_error(const std::string& message) {
+  throw Error(ErrorCategory::config, message);
+}
+
+bool is_finite(double x) { return !math::isnan(x) && x - x == 0.0; }
+
+// First bar whose timestamp is >= t (n_bars when none).
+std::size_t first_bar_at_or_after(const BarData& bars, std::int64_t t) {
+  const auto it = std::lower_bound(bars.timestamps.begin(), bars.timestamps.end(), t);
+  return static_cast<std::size_t>(it - bars.timestamps.begin());
+}
+
+void validate_settings(const SimulationSettings& sim) {
+  if (!(is_finite(sim.initial_capital) && sim.initial_capital > 0))
+    config_error("simulation.initial_capital: must be a positive number");
+  if (!(is_finite(sim.fee_bps) && sim.fee_bps >= 0))
+    config_error("simulation.fee_bps: must be a number >= 0");
+  if (!(is_finite(sim.slippage_bps) && sim.slippage_bps >= 0))
+    config_error("simulation.slippage_bps: must be a number >= 0");
+  if (!(is_finite(sim.borrow_rate) && sim.borrow_rate >= 0))
+    config_error("simulation.borrow_rate: must be a number >= 0");
+  if (!(is_finite(sim.max_gross_leverage) && sim.max_gross_leverage > 0))
+    config_error("simulation.max_gross_leverage: must be a positive number");
+  const std::pair<const char*, const std::optional<double>*> stops[] = {
+      {"stop_loss", &sim.stop_loss},
+      {"take_profit", &sim.take_profit},
+      {"trailing_stop", &sim.trailing_stop}};
+  for (const auto& [name, value] : stops)
+    if (*value && !(is_finite(**value) && **value > 0))
+      config_error(std::string("simulation.") + name + ": must be a positive fraction or null");
+}
+
+void validate_signals(const BarData& bars, const StrategyOutputs& sig) {
+  const std::size_t n = bars.n_symbols() * bars.n_bars();
+  if (sig.n_symbols != bars.n_symbols() || sig.n_bars != bars.n_bars())
+    throw Error(ErrorCategory::internal,
+                "simulate_reference: strategy outputs are " + std::to_string(sig.n_symbols) +
+                    " symbols x " + std::to_string(sig.n_bars) + " bars, the data " +
+                    std::to_string(bars.n_symbols()) + " x " + std::to_string(bars.n_bars()));
+  auto check = [&](const std::vector<double>& v, const char* name, bool required) {
+    if ((required || !v.empty()) && v.size() != n)
+      throw Error(ErrorCategory::internal, std::string("simulate_reference: strategy output '") +
+                                               name + "' has " + std::to_string(v.size()) +
+                                               " values, expected " + std::to_string(n));
+  };
+  if (sig.form == StrategyOutputs::Form::position) {
+    check(sig.target, "target", true);
+  } else {
+    check(sig.long_entry, "long_entry", false);
+    check(sig.long_exit, "long_exit", false);
+    check(sig.short_entry, "short_entry", false);
+    check(sig.short_exit, "short_exit", false);
+  }
+  for (const auto& column : {"open", "high", "low", "close"})
+    if (!bars.has_column(column))
+      throw Error(ErrorCategory::data_format,
+                  std::string("simulate_reference: the data has no '") + column + "' column");
+}
+
+int sign_of(double x) { return x > 0 ? 1 : (x < 0 ? -1 : 0); }
+
+// Per-symbol state: the position and the trade it belongs to.
+struct SymbolState {
+  double units = 0;          // signed units held
+  double held_target = 0;    // effective target of the last fill (0 after a stop exit)
+  double mark = 0;           // last non-NaN close (read only while units != 0)
+
+  // Position form: the strategy's target with NaN carried forward, and the stop lock.
+  double carried_target = 0;
+  bool locked = false;
+  double lock_target = 0;
+  // Entries form: bar of the last stop exit (entries ignored on that bar).
+  long stop_bar = -1;
+
+  // next_open: the order decided at the previous close.
+  bool pending = false;
+  double pending_target = 0;
+
+  // The open trade (units != 0).
+  int side = 0;
+  std::size_t entry_bar = 0;
+  double entry_price = 0;
+  double open_units = 0;
+  double best_price = 0;     // highest high (long) / lowest low (short) since entry, for trailing
+  double cash_flow = 0;      // sum of the trade's cash flows so far
+  double fees = 0, funding = 0, borrow = 0;
+};
+
+class ReferenceSimulator {
+ public:
+  ReferenceSimulator(const BarData& bars, const SimulationSettings& sim,
+                     const StrategyOutputs& sig, const SimulationOptions& opts)
+      : bars_(bars), sim_(sim), sig_(sig), opts_(opts) {}
+
+  SimulationResult run() {
+    validate_settings(sim_);
+    validate_signals(bars_, sig_);
+    result_.window = resolve_scoring_window(bars_, sim_, opts_);
+    result_.periods_per_year = resolve_periods_per_year(bars_, sim_);
+    fee_rate_ = resolve_fee_bps(bars_, sim_);
+    for (double& f : fee_rate_) f = f / 10000.0;
+    slippage_ = sim_.slippage_bps / 10000.0;
+    borrow_per_bar_ = sim_.borrow_rate / result_.periods_per_year;
+    n_sym_ = bars_.n_symbols();
+    n_bars_ = bars_.n_bars();
+    open_ = &bars_.columns.at("open");
+    high_ = &bars_.columns.at("high");
+    low_ = &bars_.columns.at("low");
+    close_ = &bars_.columns.at("close");
+    funding_rate_ = bars_.has_column("funding_rate") ? &bars_.columns.at("funding_rate") : nullptr;
+    state_.assign(n_sym_, SymbolState{});
+    acc_ = MetricsAccumulator(sim_.initial_capital, result_.periods_per_year);
+    cash_ = sim_.initial_capital;
+
+    const std::size_t begin = result_.window.begin, end = result_.window.end;
+    // Warm-up: the carried position target follows the strategy from bar 0.
+    if (sig_.form == StrategyOutputs::Form::position)
+      for (std::size_t t = 0; t < begin; ++t)
+        for (std::size_t s = 0; s < n_sym_; ++s) carry_target(s, t);
+
+    if (opts_.keep_equity) result_.equity.reserve(end - begin);
+    for (std::size_t t = begin; t < end; ++t) step(t, t + 1 == end);
+    result_.metrics = acc_.finish_row();
+    return std::move(result_);
+  }
+
+ private:
+  double at(const std::vector<double>* column, std::size_t s, std::size_t t) const {
+    return (*column)[s * n_bars_ + t];
+  }
+  bool bar_valid(std::size_t s, std::size_t t) const { return !math::isnan(at(close_, s, t)); }
+
+  void step(std::size_t t, bool last_bar) {
+    // Steps numbered as in docs/semantics.md "One bar t of the window".
+    // 1. next_open: the orders decided at the previous close fill at this open.
+    if (sim_.fill == SimulationSettings::Fill::next_open) fill_pending_orders(t);
+
+    // 2. The bar is exposed when a position is held now.
+    bool exposed = false;
+    for (std::size_t s = 0; s < n_sym_; ++s) exposed = exposed || state_[s].units != 0;
+    // 3. Stops, intra-bar, on every position held at this point.
+    for (std::size_t s = 0; s < n_sym_; ++s) check_stops(s, t);
+
+    // 4. Borrow and funding on positions held through the bar.
+    for (std::size_t s = 0; s < n_sym_; ++s) charge_carry(s, t);
+
+    // 5. Mark to the close.
+    for (std::size_t s = 0; s < n_sym_; ++s)
+      if (bar_valid(s, t)) state_[s].mark = at(close_, s, t);
+
+    // 6. The strategy's decision (none on the last window bar).
+    if (sig_.form == StrategyOutputs::Form::position)
+      for (std::size_t s = 0; s < n_sym_; ++s) carry_target(s, t);
+    if (!last_bar) decide(t);
+
+    // 7. Equity at the close, into the metrics.
+    const double equity = marked_equity();
+    acc_.add_bar(equity, exposed);
+    if (opts_.keep_equity) result_.equity.push_back(equity);
+
+    // 8. End of the window: open positions are closed at the mark for the statistics.
+    if (last_bar)
+      for (std::size_t s = 0; s < n_sym_; ++s)
+        if (state_[s].units != 0) {
+          SymbolState& st = state_[s];
+          st.cash_flow += st.units * st.mark;
+          close_trade(s, t, st.mark, ExitReason::end_of_data);
+        }
+  }
+
+  // cash + sum of units * mark over held symbols, in symbol order.
+  double marked_equity() const {
+    double equity = cash_;
+    for (const SymbolState& st : state_)
+      if (st.units != 0) equity += st.units * st.mark;
+    return equity;
+  }
+
+  void carry_target(std::size_t s, std::size_t t) {
+    const double v = sig_.target[s * n_bars_ + t];
+    if (!math::isnan(v)) state_[s].carried_target = v;
+  }
+
+  static bool fires(const std::vector<double>& v, std::size_t i) {
+    return !v.empty() && !math::isnan(v[i]) && v[i] != 0.0;
+  }
+
+  // The side the entries/exits form wants for symbol s at bar t, given the actual side.
+  double desired_side(std::size_t s, std::size_t t) const {
+    const SymbolState& st = state_[s];
+    const int actual = sign_of(st.held_target);
+    if (!bar_valid(s, t) || st.stop_bar == static_cast<long>(t)) return actual;
+    const std::size_t i = s * n_bars_ + t;
+    const bool le = fires(sig_.long_entry, i), lx = fires(sig_.long_exit, i);
+    const bool se = fires(sig_.short_entry, i), sx = fires(sig_.short_exit, i);
+    if (actual > 0) return (lx || se) ? (se ? -1.0 : 0.0) : 1.0;
+    if (actual < 0) return (sx || le) ? (le ? 1.0 : 0.0) : -1.0;
+    if (le && !se) return 1.0;
+    if (se && !le) return -1.0;
+    return 0.0;
+  }
+
+  void decide(std::size_t t) {
+    const bool position_form = sig_.form == StrategyOutputs::Form::position;
+    // Raw targets, weighting, then the gross leverage cap (symbol order).
+    std::vector<double>& eff = effective_;
+    eff.assign(n_sym_, 0.0);
+    double gross = 0;
+    for (std::size_t s = 0; s < n_sym_; ++s) {
+      SymbolState& st = state_[s];
+      double raw;
+      if (position_form) {
+        if (st.locked && st.carried_target != st.lock_target) st.locked = false;
+        raw = st.carried_target;
+      } else {
+        raw = desired_side(s, t);
+      }
+      eff[s] = sim_.weighting == SimulationSettings::Weighting::equal
+                   ? raw / static_cast<double>(n_sym_)
+                   : raw;
+      gross += math::fabs(eff[s]);
+    }
+    if (gross > sim_.max_gross_leverage) {
+      const double scale = sim_.max_gross_leverage / gross;
+      for (double& e : eff) e = e * scale;
+    }
+    const double equity = marked_equity();
+    for (std::size_t s = 0; s < n_sym_; ++s) {
+      SymbolState& st = state_[s];
+      double target = eff[s];
+      if (position_form && st.locked) target = 0;
+      if (!(equity > 0)) target = 0;  // ruined: no exposure
+      if (target == st.held_target) continue;
+      if (sim_.fill == SimulationSettings::Fill::close) {
+        if (bar_valid(s, t)) fill(s, t, target, equity, at(close_, s, t));
+      } else {
+        st.pending = true;
+        st.pending_target = target;
+      }
+    }
+  }
+
+  void fill_pending_orders(std::size_t t) {
+    bool any = false;
+    for (const SymbolState& st : state_) any = any || st.pending;
+    if (!any) return;
+    // One sizing equity for every fill at this open, marked at the open.
+    double equity = cash_;
+    for (std::size_t s = 0; s < n_sym_; ++s) {
+      const SymbolState& st = state_[s];
+      if (st.units == 0) continue;
+      const double o = at(open_, s, t);
+      equity += st.units * (math::isnan(o) ? st.mark : o);
+    }
+    for (std::size_t s = 0; s < n_sym_; ++s) {
+      SymbolState& st = state_[s];
+      if (!st.pending) continue;
+      st.pending = false;
+      const double o = at(open_, s, t);
+      if (math::isnan(o) || !bar_valid(s, t)) continue;  // cannot fill: the order lapses
+      fill(s, t, st.pending_target, equity, o);
+    }
+  }
+
+  // Trades symbol s to `target` (fraction of `equity`) at reference price `price`.
+  void fill(std::size_t s, std::size_t t, double target, double equity, double price) {
+    SymbolState& st = state_[s];
+    if (!(equity > 0)) target = 0;  // ruined: no exposure
+    st.held_target = target;
+    const double new_units = target == 0 ? 0.0 : target * equity / price;
+    const double old_units = st.units;
+    if (old_units != 0 && sign_of(new_units) != sign_of(old_units)) {
+      // Closing leg (and, for a reversal, an opening leg below).
+      const double exec = execute(s, -old_units, price);
+      st.units = 0;
+      close_trade(s, t, exec, ExitReason::signal);
+    }
+    if (new_units == 0 || new_units == old_units) return;
+    if (st.units == 0) {
+      const double exec = execute(s, new_units, price);
+      st.units = new_units;
+      open_trade(s, t, exec);
+    } else {
+      execute(s, new_units - old_units, price);  // resize within the trade
+      st.units = new_units;
+    }
+  }
+
+  // Cash flows of one fill of `delta` units at reference price `price`; returns
+  // the executed price.
+  double execute(std::size_t s, double delta, double price) {
+    SymbolState& st = state_[s];
+    const double exec = delta > 0 ? price * (1.0 + slippage_) : price * (1.0 - slippage_);
+    const double notional = math::fabs(delta) * exec;
+    const double fee = notional * fee_rate_[s];
+    cash_ -= delta * exec;
+    cash_ -= fee;
+    st.cash_flow -= delta * exec;
+    st.cash_flow -= fee;
+    st.fees += fee;
+    acc_.add_fill(notional, fee);
+    return exec;
+  }
+
+  void open_trade(std::size_t s, std::size_t t, double exec) {
+    SymbolState& st = state_[s];
+    st.side = sign_of(st.units);
+    st.entry_bar = t;
+    st.entry_price = exec;
+    st.open_units = st.units;
+    st.best_price = exec;
+    // The opening fill's flows were booked by execute() into a fresh trade.
+  }
+
+  void close_trade(std::size_t s, std::size_t t, double exit_price, ExitReason reason) {
+    SymbolState& st = state_[s];
+    const double notional = math::fabs(st.open_units) * st.entry_price;
+    const double ret = st.cash_flow / notional;
+    const double duration = static_cast<double>(t - st.entry_bar);
+    acc_.add_trade(ret, duration);
+    if (opts_.keep_ledger) {
+      Trade tr;
+      tr.symbol = s;
+      tr.side = st.side;
+      tr.entry_bar = st.entry_bar;
+      tr.exit_bar = t;
+      tr.entry_price = st.entry_price;
+      tr.exit_price = exit_price;
+      tr.units = st.open_units;
+      tr.pnl = st.cash_flow;
+      tr.trade_return = ret;
+      tr.fees = st.fees;
+      tr.funding = st.funding;
+      tr.borrow = st.borrow;
+      tr.exit_reason = reason;
+      result_.trades.push_back(tr);
+    }
+    st.cash_flow = 0;
+    st.fees = st.funding = st.borrow = 0;
+  }
+
+  void check_stops(std::size_t s, std::size_t t) {
+    SymbolState& st = state_[s];
+    if (st.units == 0) return;
+    const bool any_stop = sim_.stop_loss || sim_.take_profit || sim_.trailing_stop;
+    if (!any_stop) return;
+    const double o = at(open_, s, t), h = at(high_, s, t), l = at(low_, s, t);
+    if (math::isnan(o) || math::isnan(h) || math::isnan(l) || !bar_valid(s, t)) return;
+
+    const bool is_long = st.side > 0;
+    const bool has_stop = sim_.stop_loss || sim_.trailing_stop;
+    // The stop level: the tighter of stop-loss and trailing (trailing uses the best
+    // price up to the previous bar).
+    double stop_level = 0;
+    ExitReason stop_reason = ExitReason::stop_loss;
+    if (sim_.stop_loss)
+      stop_level = is_long ? st.entry_price * (1.0 - *sim_.stop_loss)
+                           : st.entry_price * (1.0 + *sim_.stop_loss);
+    if (sim_.trailing_stop) {
+      const double trail = is_long ? st.best_price * (1.0 - *sim_.trailing_stop)
+                                   : st.best_price * (1.0 + *sim_.trailing_stop);
+      const bool tighter = !sim_.stop_loss || (is_long ? trail > stop_level : trail < stop_level);
+      if (tighter) {
+        stop_level = trail;
+        stop_reason = ExitReason::trailing_stop;
+      }
+    }
+    double target_level = 0;
+    if (sim_.take_profit)
+      target_level = is_long ? st.entry_price * (1.0 + *sim_.take_profit)
+                             : st.entry_price * (1.0 - *sim_.take_profit);
+
+    bool exit = false;
+    double price = 0;
+    ExitReason reason = ExitReason::signal;
+    if (has_stop && (is_long ? o <= stop_level : o >= stop_level)) {
+      exit = true, price = o, reason = stop_reason;  // gapped through the stop
+    } else if (sim_.take_profit && (is_long ? o >= target_level : o <= target_level)) {
+      exit = true, price = o, reason = ExitReason::take_profit;  // gapped through the target
+    } else {
+      const bool stop_hit = has_stop && (is_long ? l <= stop_level : h >= stop_level);
+      const bool target_hit = sim_.take_profit && (is_long ? h >= target_level : l <= target_level);
+      const bool stop_wins = sim_.sltp_priority == SimulationSettings::SltpPriority::stop_first;
+      if (stop_hit && (!target_hit || stop_wins)) {
+        exit = true, price = stop_level, reason = stop_reason;
+      } else if (target_hit) {
+        exit = true, price = target_level, reason = ExitReason::take_profit;
+      }
+    }
+
+    if (exit) {
+      const double exec = execute(s, -st.units, price);
+      st.units = 0;
+      st.held_target = 0;
+      st.locked = true;
+      st.lock_target = st.carried_target;
+      st.stop_bar = static_cast<long>(t);
+      close_trade(s, t, exec, reason);
+      return;
+    }
+    // Still held: the bar's extreme feeds the trailing level of the next bar.
+    if (is_long ? h > st.best_price : l < st.best_price) st.best_price = is_long ? h : l;
+  }
+
+  void charge_carry(std::size_t s, std::size_t t) {
+    SymbolState& st = state_[s];
+    if (st.units == 0 || !bar_valid(s, t)) return;
+    const double c = at(close_, s, t);
+    if (st.units < 0 && borrow_per_bar_ != 0) {
+      const double cost = math::fabs(st.units) * c * borrow_per_bar_;
+      cash_ -= cost;
+      st.cash_flow -= cost;
+      st.borrow += cost;
+    }
+    if (funding_rate_) {
+      const double rate = at(funding_rate_, s, t);
+      if (!math::isnan(rate)) {
+        const double cost = st.units * c * rate;
+        cash_ -= cost;
+        st.cash_flow -= cost;
+        st.funding += cost;
+        acc_.add_funding(cost);
+      }
+    }
+  }
+
+  const BarData& bars_;
+  const SimulationSettings& sim_;
+  const StrategyOutputs& sig_;
+  const SimulationOptions& opts_;
+  SimulationResult result_;
+  std::vector<double> fee_rate_;
+  double slippage_ = 0, borrow_per_bar_ = 0;
+  std::size_t n_sym_ = 0, n_bars_ = 0;
+  const std::vector<double>* open_ = nullptr;
+  const std::vector<double>* high_ = nullptr;
+  const std::vector<double>* low_ = nullptr;
+  const std::vector<double>* close_ = nullptr;
+  const std::vector<double>* funding_rate_ = nullptr;
+  std::vector<SymbolState> state_;
+  std::vector<double> effective_;  // decide()'s per-symbol targets, reused every bar
+  MetricsAccumulator acc_;
+  double cash_ = 0;
+};
+
+}  // namespace
+
+ScoringWindow resolve_scoring_window(const BarData& bars, const SimulationSettings& sim,
+                                     const SimulationOptions& opts) {
+  const std::size_t n = bars.n_bars();
+  if (sim.score_start_bar && sim.score_start_time_ns)
+    config_error("simulation.score_start: give a bar index or a timestamp, not both");
+  if (opts.score_end_bar && opts.score_end_time_ns)
+    config_error("score_end: give a bar index or a timestamp, not both");
+  ScoringWindow w{0, n};
+  if (sim.score_start_bar) {
+    if (*sim.score_start_bar < 0 || static_cast<std::size_t>(*sim.score_start_bar) >= n)
+      config_error("simulation.score_start: bar index " + std::to_string(*sim.score_start_bar) +
+                   " is outside the data's " + std::to_string(n) + " bars");
+    w.begin = static_cast<std::size_t>(*sim.score_start_bar);
+  } else if (sim.score_start_time_ns) {
+    w.begin = first_bar_at_or_after(bars, *sim.score_start_time_ns);
+  }
+  if (opts.score_end_bar) {
+    if (*opts.score_end_bar < 0 || static_cast<std::size_t>(*opts.score_end_bar) > n)
+      config_error("score_end: bar index " + std::to_string(*opts.score_end_bar) +
+                   " is outside the data's " + std::to_string(n) + " bars");
+    w.end = static_cast<std::size_t>(*opts.score_end_bar);
+  } else if (opts.score_end_time_ns) {
+    w.end = first_bar_at_or_after(bars, *opts.score_end_time_ns);
+  }
+  if (w.begin >= w.end)
+    config_error("scoring window [" + std::to_string(w.begin) + ", " + std::to_string(w.end) +
+                 ") holds no bar of the data's " + std::to_string(n));
+  return w;
+}
+
+double resolve_periods_per_year(const BarData& bars, const SimulationSettings& sim) {
+  if (sim.periods_per_year) {
+    if (!(is_finite(*sim.periods_per_year) && *sim.periods_per_year > 0))
+      config_error("simulation.periods_per_year: must be a positive number");
+    return *sim.periods_per_year;
+  }
+  const std::size_t n = bars.n_bars();
+  if (n < 2)
+    config_error("simulation.periods_per_year: cannot be inferred from " + std::to_string(n) +
+                 " bar(s); set it");
+  std::vector<std::int64_t> spacing(n - 1);
+  for (std::size_t i = 1; i < n; ++i) spacing[i - 1] = bars.timestamps[i] - bars.timestamps[i - 1];
+  // Lower median: an exact integer, no averaging.
+  const std::size_t mid = (spacing.size() - 1) / 2;
+  std::nth_element(spacing.begin(), spacing.begin() + static_cast<long>(mid), spacing.end());
+  const std::int64_t median = spacing[mid];
+  if (median <= 0)
+    config_error("simulation.periods_per_year: timestamps are not increasing; cannot infer it");
+  constexpr double ns_per_year = 365.0 * 86400.0 * 1e9;
+  return ns_per_year / static_cast<double>(median);
+}
+
+std::vector<double> resolve_fee_bps(const BarData& bars, const SimulationSettings& sim) {
+  std::vector<double> fees(bars.n_symbols(), sim.fee_bps);
+  if (sim.fee_bps_by_venue.empty()) return fees;
+  if (bars.venues.size() != bars.n_symbols())
+    config_error("simulation.fee_bps: a per-venue map needs data with venues (/venues)");
+  for (std::size_t s = 0; s < bars.n_symbols(); ++s) {
+    const auto it = sim.fee_bps_by_venue.find(bars.venues[s]);
+    if (it == sim.fee_bps_by_venue.end())
+      config_error("simulation.fee_bps: no fee for venue '" + bars.venues[s] + "' of symbol '" +
+                   bars.symbols[s] + "'");
+    if (!(is_finite(it->second) && it->second >= 0))
+      config_error("simulation.fee_bps: fee of venue '" + it->first + "' must be a number >= 0");
+    fees[s] = it->second;
+  }
+  return fees;
+}
+
+SimulationResult simulate_reference(const BarData& bars, const SimulationSettings& sim,
+                                    const StrategyOutputs& signals,
+                                    const SimulationOptions& opts) {
+  return ReferenceSimulator(bars, sim, signals, opts).run();
+}
+
+}  // namespace kbt

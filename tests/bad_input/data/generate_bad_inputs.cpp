@@ -1,0 +1,133 @@
+// Generates the malformed HDF5 files of tests/bad_input/data/ (run once; the
+// outputs are committed). Not part of the build. To regenerate:
+//   g++ -std=c++17 -I/usr/include/hdf5/serial generate_bad_inputs.cpp \
+//       -L/usr/lib/x86_64-linux-gnu/hdf5/serial -lhdf5 -o /tmp/gen && \
+//   (cd tests/bad_input/data && /tmp/gen)
+// Each file is a small valid layout (2 symbols x 6 hourly bars) with exactly
+// one defect, named after the defect.
+
+#include <hdf5.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+const hsize_t kSym = 2, kBars = 6;
+const std::int64_t kHour = 3600LL * 1000000000LL;
+const std::int64_t kStart = 1609459200LL * 1000000000LL;  // 2021-01-01
+
+void dataset(hid_t loc, const char* name, hid_t ftype, hid_t mtype, std::vector<hsize_t> dims, const void* data) {
+  hid_t space = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
+  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_obj_track_times(dcpl, 0);
+  hid_t ds = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+  H5Dclose(ds);
+  H5Pclose(dcpl);
+  H5Sclose(space);
+}
+
+void strings(hid_t loc, const char* name, const std::vector<std::string>& v) {
+  hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, 8);
+  std::vector<char> buf(v.size() * 8, '\0');
+  for (std::size_t i = 0; i < v.size(); ++i) v[i].copy(buf.data() + i * 8, 8);
+  dataset(loc, name, type, type, {v.size()}, buf.data());
+  H5Tclose(type);
+}
+
+struct Spec {
+  std::vector<std::int64_t> timestamps;
+  std::vector<std::string> symbols{"AAA", "BBB"};
+  std::vector<std::string> venues;
+  std::vector<std::string> columns{"open", "high", "low", "close", "volume"};
+  std::string int32_column;        // written as int32 instead of float64
+  std::string short_column;        // written as [kSym][kBars - 1]
+  bool float_timestamps = false;
+  bool int_symbols = false;
+  bool exo_not_increasing = false;
+  bool omit_timestamps = false;
+};
+
+Spec good() {
+  Spec s;
+  for (hsize_t b = 0; b < kBars; ++b) s.timestamps.push_back(kStart + static_cast<std::int64_t>(b) * kHour);
+  return s;
+}
+
+void write(const std::string& path, const Spec& s) {
+  hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+  hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+  const hsize_t n = s.timestamps.size();
+  if (!s.omit_timestamps) {
+    if (s.float_timestamps) {
+      std::vector<double> t(s.timestamps.begin(), s.timestamps.end());
+      dataset(file, "timestamps", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {n}, t.data());
+    } else {
+      dataset(file, "timestamps", H5T_STD_I64LE, H5T_NATIVE_INT64, {n}, s.timestamps.data());
+    }
+  }
+  if (s.int_symbols) {
+    const std::int32_t ids[] = {1, 2};
+    dataset(file, "symbols", H5T_STD_I32LE, H5T_NATIVE_INT32, {2}, ids);
+  } else {
+    strings(file, "symbols", s.symbols);
+  }
+  if (!s.venues.empty()) strings(file, "venues", s.venues);
+  hid_t bars = H5Gcreate2(file, "bars", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  const hsize_t n_sym = s.symbols.size();
+  std::vector<double> values(n_sym * n);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = 100.0 + static_cast<double>(i % n);
+  for (const auto& c : s.columns) {
+    if (c == s.int32_column) {
+      std::vector<std::int32_t> iv(values.begin(), values.end());
+      dataset(bars, c.c_str(), H5T_STD_I32LE, H5T_NATIVE_INT32, {n_sym, n}, iv.data());
+    } else if (c == s.short_column) {
+      dataset(bars, c.c_str(), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {n_sym, n - 1}, values.data());
+    } else {
+      dataset(bars, c.c_str(), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {n_sym, n}, values.data());
+    }
+  }
+  H5Gclose(bars);
+  if (s.exo_not_increasing) {
+    hid_t exo = H5Gcreate2(file, "exo", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t g = H5Gcreate2(exo, "hashrate", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    const std::int64_t t[] = {kStart, kStart + 2 * kHour, kStart + kHour};
+    const double v[] = {1.0, 2.0, 3.0};
+    dataset(g, "timestamps", H5T_STD_I64LE, H5T_NATIVE_INT64, {3}, t);
+    dataset(g, "values", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {3}, v);
+    H5Gclose(g);
+    H5Gclose(exo);
+  }
+  H5Fclose(file);
+  H5Pclose(fcpl);
+}
+
+}  // namespace
+
+int main() {
+  { std::ofstream("not_hdf5.h5") << "timestamp,open,high,low,close,volume\nthis is not an HDF5 file\n"; }
+  {
+    write("/tmp/kbt_good_for_truncation.h5", good());
+    std::ifstream in("/tmp/kbt_good_for_truncation.h5", std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ofstream("truncated.h5", std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
+    std::remove("/tmp/kbt_good_for_truncation.h5");
+  }
+  { Spec s = good(); s.int32_column = "close"; write("wrong_dtype_close.h5", s); }
+  { Spec s = good(); s.short_column = "high"; write("shape_mismatch.h5", s); }
+  { Spec s = good(); s.timestamps[3] = s.timestamps[1]; write("non_increasing_timestamps.h5", s); }
+  { Spec s = good(); s.timestamps[4] = s.timestamps[3]; write("duplicate_timestamps.h5", s); }
+  { Spec s = good(); s.columns = {"open", "high", "low", "volume"}; write("missing_close.h5", s); }
+  { Spec s = good(); s.omit_timestamps = true; write("missing_timestamps.h5", s); }
+  { Spec s = good(); s.float_timestamps = true; write("wrong_dtype_timestamps.h5", s); }
+  { Spec s = good(); s.symbols = {"AAA", "AAA"}; write("duplicate_symbols.h5", s); }
+  { Spec s = good(); s.int_symbols = true; write("symbols_not_strings.h5", s); }
+  { Spec s = good(); s.venues = {"binance"}; write("venues_count_mismatch.h5", s); }
+  { Spec s = good(); s.exo_not_increasing = true; write("exo_not_increasing.h5", s); }
+  return 0;
+}

@@ -1,0 +1,39 @@
+# ctest driver (cmake -P): install the kbt build in KBT_BUILD_DIR into a scratch
+# prefix, build tests/downstream against it with find_package(kbt), run it and
+# check its output.
+foreach(_var KBT_BUILD_DIR KBT_DOWNSTREAM_SOURCE KBT_SCRATCH KBT_CXX_COMPILER KBT_GENERATOR KBT_EXPECTED_SPACES)
+  if(NOT DEFINED ${_var})
+    message(FATAL_ERROR "run_downstream_test.cmake: ${_var} is not set")
+  endif()
+endforeach()
+
+function(run_step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _out)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${_rc}):\n${_out}")
+  endif()
+  set(step_output "${_out}" PARENT_SCOPE)
+endfunction()
+
+file(REMOVE_RECURSE ${KBT_SCRATCH})
+set(_prefix ${KBT_SCRATCH}/prefix)
+run_step("install" ${CMAKE_COMMAND} --install ${KBT_BUILD_DIR} --prefix ${_prefix})
+
+set(_configure ${CMAKE_COMMAND} -S ${KBT_DOWNSTREAM_SOURCE} -B ${KBT_SCRATCH}/build
+  -G ${KBT_GENERATOR} -DCMAKE_PREFIX_PATH=${_prefix} -DCMAKE_CXX_COMPILER=${KBT_CXX_COMPILER})
+if(KBT_CXX_FLAGS)  # a sanitizer build: the static libkbt needs the same runtime
+  list(APPEND _configure "-DCMAKE_CXX_FLAGS=${KBT_CXX_FLAGS}")
+endif()
+if(KBT_CXX_STANDARD)
+  list(APPEND _configure -DCMAKE_CXX_STANDARD=${KBT_CXX_STANDARD})
+endif()
+run_step("configure downstream" ${_configure})
+run_step("build downstream" ${CMAKE_COMMAND} --build ${KBT_SCRATCH}/build)
+set(ENV{OMP_PROC_BIND} false)  # quiets Kokkos' OpenMP binding advice
+run_step("run downstream" ${KBT_SCRATCH}/build/kbt_downstream)
+
+message(STATUS "${step_output}")
+set(_expected "kbt downstream: kokkos [0-9.]+ spaces=${KBT_EXPECTED_SPACES} growth=1.126825 1.268242 1.425761")
+if(NOT step_output MATCHES "${_expected}")
+  message(FATAL_ERROR "downstream output does not match '${_expected}':\n${step_output}")
+endif()

@@ -1,0 +1,158 @@
+// kbt::kx wrappers and kbt's portable math, run on every enabled execution
+// space: kernels compute the same bits as the host, sorting agrees with
+// std::sort, reducers with hand-computed extrema.
+#include <kbt/detail/portable_math.hpp>
+#include <kbt/kokkos_compat.hpp>
+
+#include "support/execution_spaces.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <vector>
+
+namespace {
+
+template <class T>
+std::uint64_t bits_of(T x) {
+  std::uint64_t u = 0;
+  std::memcpy(&u, &x, sizeof x);
+  return u;
+}
+
+// out(i, 0..2) = exp(x(i)), log(x(i)), pow(x(i), y(i)) with kbt's portable math.
+template <class Real, class Space>
+struct PortableMathKernel {
+  Kokkos::View<const Real*, typename Space::memory_space> x, y;
+  Kokkos::View<Real* [3], typename Space::memory_space> out;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    out(i, 0) = kbt::detail::portable::exp(x(i));
+    out(i, 1) = kbt::detail::portable::log(x(i));
+    out(i, 2) = kbt::detail::portable::pow(x(i), y(i));
+  }
+};
+
+template <class Space, class Real>
+void expect_kernel_math_matches_host(const Space& space) {
+  const int n = 4096;
+  std::mt19937_64 rng(99);
+  std::uniform_real_distribution<double> ux(-50.0, 50.0), uy(-8.0, 8.0);
+  Kokkos::View<Real*, Kokkos::HostSpace> hx("x", n), hy("y", n);
+  for (int i = 0; i < n; ++i) {
+    hx(i) = static_cast<Real>(i % 7 == 0 ? -ux(rng) / 3 : ux(rng));  // some negatives: NaN logs
+    hy(i) = static_cast<Real>(i % 5 == 0 ? static_cast<int>(uy(rng)) : uy(rng));
+  }
+  hx(0) = Real(0);
+  hx(1) = kbt::kx::infinity<Real>();
+  auto dx = kbt::kx::to_space(typename Space::memory_space(), hx);
+  auto dy = kbt::kx::to_space(typename Space::memory_space(), hy);
+  Kokkos::View<Real* [3], typename Space::memory_space> dout("out", n);
+  Kokkos::parallel_for("portable_math", Kokkos::RangePolicy<Space>(space, 0, n),
+                       PortableMathKernel<Real, Space>{dx, dy, dout});
+  kbt::kx::fence(space, "portable_math");
+  auto out = kbt::kx::to_host(dout);
+  int mismatches = 0;
+  for (int i = 0; i < n; ++i) {
+    const Real expected[3] = {kbt::detail::portable::exp(hx(i)), kbt::detail::portable::log(hx(i)),
+                              kbt::detail::portable::pow(hx(i), hy(i))};
+    for (int k = 0; k < 3; ++k) {
+      if (bits_of(expected[k]) != bits_of(out(i, k)) && ++mismatches < 10) {
+        ADD_FAILURE() << "function " << k << " at x=" << hx(i) << " y=" << hy(i) << ": host " << expected[k]
+                      << ", " << Space::name() << " " << out(i, k);
+      }
+    }
+  }
+  EXPECT_EQ(mismatches, 0);
+}
+
+template <class Space>
+struct MinMaxKernel {
+  Kokkos::View<const double*, typename Space::memory_space> v;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, kbt::kx::MinMaxValue<double>& m) const {
+    if (v(i) < m.min_val) m.min_val = v(i);
+    if (v(i) > m.max_val) m.max_val = v(i);
+  }
+};
+
+template <class Space>
+void expect_minmax_and_sorting(const Space& space) {
+  using Memory = typename Space::memory_space;
+  const int n = 1000;
+  // A permutation of -500.25 + k (k = 0..999): extremes -500.25 and 498.75.
+  std::vector<double> values(n);
+  for (int k = 0; k < n; ++k) values[k] = -500.25 + k;
+  std::shuffle(values.begin(), values.end(), std::mt19937_64(5));
+  Kokkos::View<double*, Kokkos::HostSpace> h("h", n);
+  for (int i = 0; i < n; ++i) h(i) = values[i];
+
+  auto d = kbt::kx::to_space(Memory(), h);
+  kbt::kx::MinMaxValue<double> extent;
+  Kokkos::parallel_reduce("minmax", Kokkos::RangePolicy<Space>(space, 0, n), MinMaxKernel<Space>{d},
+                          kbt::kx::MinMax<double, Kokkos::HostSpace>(extent));
+  kbt::kx::fence(space, "minmax");
+  EXPECT_EQ(extent.min_val, -500.25);
+  EXPECT_EQ(extent.max_val, 498.75);
+
+  Kokkos::View<double*, Memory> sorted("sorted", n);
+  Kokkos::deep_copy(sorted, d);
+  kbt::kx::sort(space, sorted);
+  auto hs = kbt::kx::to_host(sorted);
+  for (int k = 0; k < n; ++k) ASSERT_EQ(hs(k), -500.25 + k) << "position " << k;
+
+  // sort_by_key: values are the original positions; after sorting, keys are
+  // ascending and each value still names the position its key came from.
+  Kokkos::View<double*, Memory> keys("keys", n);
+  Kokkos::deep_copy(keys, d);
+  Kokkos::View<int*, Kokkos::HostSpace> hidx("hidx", n);
+  for (int i = 0; i < n; ++i) hidx(i) = i;
+  Kokkos::View<int*, Memory> idx("idx", n);
+  Kokkos::deep_copy(idx, hidx);
+  kbt::kx::sort_by_key(space, keys, idx);
+  kbt::kx::fence(space, "sort_by_key");
+  auto hk = kbt::kx::to_host(keys);
+  auto hi = kbt::kx::to_host(idx);
+  for (int k = 0; k < n; ++k) {
+    ASSERT_EQ(hk(k), -500.25 + k) << "position " << k;
+    ASSERT_EQ(values[hi(k)], hk(k)) << "position " << k;
+  }
+}
+
+template <class Space>
+class KokkosCompat : public ::testing::Test {};
+TYPED_TEST_SUITE(KokkosCompat, kbt::test::ExecutionSpaces, kbt::test::SpaceNames);
+
+TYPED_TEST(KokkosCompat, KernelDoubleMathHasHostBits) {
+  expect_kernel_math_matches_host<TypeParam, double>(TypeParam());
+}
+
+TYPED_TEST(KokkosCompat, KernelFloatMathHasHostBits) {
+  expect_kernel_math_matches_host<TypeParam, float>(TypeParam());
+}
+
+TYPED_TEST(KokkosCompat, MinMaxAndSorting) { expect_minmax_and_sorting(TypeParam()); }
+
+TYPED_TEST(KokkosCompat, ConcurrencyIsPositive) { EXPECT_GE(kbt::kx::concurrency(TypeParam()), 1); }
+
+}  // namespace
+
+TEST(KokkosCompatHost, MinMaxClampAbsFollowStdSemantics) {
+  static_assert(kbt::kx::min(2, 3) == 2 && kbt::kx::max(2, 3) == 3, "");
+  static_assert(kbt::kx::clamp(5, 0, 3) == 3 && kbt::kx::clamp(-1, 0, 3) == 0 && kbt::kx::clamp(2, 0, 3) == 2, "");
+  EXPECT_EQ(kbt::kx::abs(-2.5), 2.5);
+  EXPECT_EQ(kbt::kx::abs(-0.0), 0.0);
+  EXPECT_EQ(kbt::kx::fmin(1.0, kbt::detail::portable::quiet_nan()), 1.0);  // NaN loses
+  EXPECT_EQ(kbt::kx::fmax(kbt::detail::portable::quiet_nan(), -1.0), -1.0);
+  EXPECT_EQ(kbt::kx::sqrt(2.25), 1.5);
+  EXPECT_TRUE(kbt::kx::isnan(kbt::detail::portable::quiet_nan()));
+  EXPECT_TRUE(kbt::kx::isinf(-kbt::kx::infinity<double>()));
+  EXPECT_FALSE(kbt::kx::isfinite(kbt::kx::infinity<float>()));
+  EXPECT_EQ(kbt::kx::epsilon<double>(), 0x1p-52);
+  EXPECT_EQ(kbt::kx::finite_max<float>(), 0x1.fffffep+127f);
+  using V = Kokkos::View<double**>;
+  static_assert(kbt::kx::rank_v<V> == 2, "");
+  kbt::kx::fence("global fence");
+}

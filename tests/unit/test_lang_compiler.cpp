@@ -1,0 +1,253 @@
+// Compiler: name resolution, suggestions, type checks, windows, CSE, hoisting,
+// dead-code removal and strategy outputs.
+#include <kbt/lang/parser.hpp>
+
+#include "test_lang_support.hpp"
+
+using namespace kbt;
+using namespace kbt::test;
+
+namespace {
+
+BarData ohlcv() {
+  return make_bars({"AAA", "BBB"}, {{"open", {{1, 2, 3}, {1, 2, 3}}},
+                                    {"high", {{1, 2, 3}, {1, 2, 3}}},
+                                    {"low", {{1, 2, 3}, {1, 2, 3}}},
+                                    {"close", {{1, 2, 3}, {4, 5, 6}}},
+                                    {"volume", {{1, 1, 1}, {1, 1, 1}}}});
+}
+
+SourceText at(const std::string& text, int line, int col = 5) { return SourceText{text, "cfg.yaml", line, col}; }
+
+StrategySpec crossover_spec() {
+  StrategySpec s;
+  s.params = {param("fast", {2, 3, 4}), param("slow", {5, 10})};
+  s.constraints = {at("fast < slow", 8)};
+  s.signals = {{"f", at("sma(close, fast)", 10)}, {"s", at("sma(close, slow)", 11)}};
+  s.position = at("where(f > s, 1, -1)", 12);
+  return s;
+}
+
+std::string strategy_error(const StrategySpec& s, const DataSchema& schema) {
+  try {
+    compile_strategy(s, schema);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.category(), ErrorCategory::language) << e.what();
+    return e.what();
+  }
+  return "";
+}
+
+int count_op(const Program& p, OpCode op) {
+  int n = 0;
+  for (const auto& i : p.code) n += i.op == op ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+TEST(LangCompiler, UnknownNamesSuggestTheClosest) {
+  StrategySpec s = crossover_spec();
+  s.signals.push_back({"spread", at("f - slwo", 14, 13)});
+  const std::string msg = strategy_error(s, schema_of(ohlcv()));
+  EXPECT_TRUE(contains(msg, "cfg.yaml:14:17: unknown name 'slwo'; did you mean 'slow'?")) << msg;
+
+  const BarData d = ohlcv();
+  EXPECT_TRUE(contains(compile_error(d, "clsoe + 1"), "<expr>:1:1: unknown name 'clsoe'; did you mean 'close'?"));
+  EXPECT_TRUE(contains(compile_error(d, "zzz"), "unknown name 'zzz'"));
+  EXPECT_FALSE(contains(compile_error(d, "zzz"), "did you mean"));
+  EXPECT_TRUE(contains(compile_error(d, "smaa(close, 2)"), "<expr>:1:1: unknown function 'smaa'; did you mean 'sma'?"));
+  EXPECT_TRUE(contains(compile_error(d, "close@BBC"), "<expr>:1:7: unknown symbol 'BBC'; did you mean 'BBB'?"))
+      << compile_error(d, "close@BBC");
+  EXPECT_TRUE(contains(compile_error(d, "funding_rate"), "the data has no column 'funding_rate'"));
+  EXPECT_TRUE(contains(compile_error(d, "close(1)"), "'close' is not a function"));
+  EXPECT_TRUE(contains(compile_error(d, "sma + 1"), "'sma' is a function"));
+}
+
+TEST(LangCompiler, ArityAndTypesAreChecked) {
+  const BarData d = ohlcv();
+  const std::vector<ParamSpec> ps{param("k", {1.5, 2}), param("fast", {0, 5}), param("n", {2, 3})};
+  EXPECT_TRUE(contains(compile_error(d, "close + sma(close)", ps),
+                       "<expr>:1:9: sma() takes 2 arguments (sma(x, window)); got 1"));
+  EXPECT_TRUE(contains(compile_error(d, "close and open", ps), "<expr>:1:1: 'and' needs a boolean"));
+  EXPECT_TRUE(contains(compile_error(d, "not close", ps), "<expr>:1:5: 'not' needs a boolean"));
+  EXPECT_TRUE(contains(compile_error(d, "where(close, 1, 2)", ps), "the condition of where() needs a boolean"));
+  EXPECT_TRUE(contains(compile_error(d, "sma(close, 2.5)", ps), "<expr>:1:12: window 2.5 is not an integer"));
+  EXPECT_TRUE(contains(compile_error(d, "sma(close, 0)", ps), "the window of sma() must be >= 1; got 0"));
+  EXPECT_TRUE(contains(compile_error(d, "rolling_std(close, 1)", ps), "must be >= 2"));
+  EXPECT_TRUE(contains(compile_error(d, "sma(close, k)", ps), "param 'k' is not integer-valued (it has the value 1.5)"));
+  EXPECT_TRUE(contains(compile_error(d, "sma(close, fast)", ps),
+                       "<expr>:1:12: param 'fast' has the value 0 on its axis; the window of sma() must be >= 1"));
+  EXPECT_TRUE(contains(compile_error(d, "lag(close, fast)", ps), ""));  // lag 0 is allowed
+  EXPECT_EQ(compile_error(d, "lag(close, fast)", ps), "");
+  EXPECT_TRUE(contains(compile_error(d, "sma(close, n + 1)", ps), "must be an integer constant or an integer-valued param"));
+  EXPECT_TRUE(contains(compile_error(d, "sma(n, 3)", ps), "sma() needs a series as its first argument"));
+  EXPECT_TRUE(contains(compile_error(d, "lead(close, 1)", ps),
+                       "<expr>:1:1: lead() looks ahead and is only allowed in labelling jobs"));
+  EXPECT_TRUE(contains(compile_error(d, "close + \"4h\"", ps), "a string is only allowed as the timeframe of htf()"));
+  EXPECT_TRUE(contains(compile_error(d, "htf(close, \"4x\")", ps), "<expr>:1:12: invalid timeframe \"4x\""));
+  EXPECT_TRUE(contains(compile_error(d, "htf(close, 4)", ps), "the timeframe of htf() must be a string"));
+  EXPECT_TRUE(contains(compile_error(d, "htf(htf(close, \"4h\"), \"1d\")", ps), "htf() cannot be nested"));
+  EXPECT_TRUE(contains(compile_error(d, "cross_above(n, 2)", ps), "needs at least one series"));
+  EXPECT_TRUE(contains(compile_error(d, "n@AAA", ps), "param 'n' is one value per combo"));
+  EXPECT_TRUE(contains(compile_error(d, "kf.level", ps), "unknown scan 'kf'"));
+  EXPECT_TRUE(contains(compile_error(d, "close.level", ps), "'close' is not a scan"));
+  const BarData close_data = close_only({1, 2});
+  EXPECT_TRUE(contains(compile_error(close_data, "atr(3)"), "atr() needs the columns high, low and close"));
+}
+
+TEST(LangCompiler, LeadIsAvailableToLabellingJobs) {
+  const BarData d = close_only({1, 2, 3});
+  CompileOptions opt;
+  opt.allow_lead = true;
+  const Program p = compile_expression(expr_text("lead(close, 1)"), schema_of(d), {}, opt);
+  expect_series(evaluate_expression_reference(p, d, nullptr), {2, 3, NaN});
+}
+
+TEST(LangCompiler, CommonSubexpressionsShareOneRegister) {
+  const BarData d = ohlcv();
+  const Program p = compile_expression(expr_text("sma(close, 3) + sma(close, 3) * (close - sma(close, 3))"),
+                                       schema_of(d), {});
+  EXPECT_EQ(count_op(p, OpCode::rolling_mean), 1);
+  EXPECT_EQ(count_op(p, OpCode::column), 1);
+  // Different windows are different registers.
+  const Program q = compile_expression(expr_text("sma(close, 3) - sma(close, 4)"), schema_of(d), {});
+  EXPECT_EQ(count_op(q, OpCode::rolling_mean), 2);
+  // Across signals: f and the inline sma(close, fast) are one register.
+  StrategySpec s = crossover_spec();
+  s.position = at("where(f > sma(close, slow), 1, -1)", 12);
+  const Program r = compile_strategy(s, schema_of(d));
+  EXPECT_EQ(count_op(r, OpCode::rolling_mean), 2);
+}
+
+TEST(LangCompiler, HoistingListsParamFreeWindowedSeries) {
+  const BarData d = ohlcv();
+  const Program p = compile_strategy(crossover_spec(), schema_of(d));
+  ASSERT_EQ(p.hoisted.size(), 2u);
+  const HoistedSeries& fast = p.hoisted[0];
+  EXPECT_EQ(fast.op, OpCode::rolling_mean);
+  EXPECT_EQ(fast.window_kind, WindowKind::param);
+  EXPECT_EQ(p.param_names[static_cast<std::size_t>(fast.window)], "fast");
+  EXPECT_EQ(p.code[static_cast<std::size_t>(fast.a)].op, OpCode::column);
+  EXPECT_EQ(hoisted_window_values(p, fast), (std::vector<std::int64_t>{2, 3, 4}));
+  EXPECT_EQ(hoisted_window_values(p, p.hoisted[1]), (std::vector<std::int64_t>{5, 10}));
+  // The sma inside zscore is hoisted; the zscore of a param-dependent input is not.
+  const Program z = compile_expression(expr_text("zscore(close - sma(close, fast), 3) + ema(close, 4)"),
+                                       schema_of(d), {param("fast", {2, 3})});
+  std::vector<OpCode> ops;
+  for (const auto& h : z.hoisted) ops.push_back(h.op);
+  EXPECT_EQ(ops, (std::vector<OpCode>{OpCode::rolling_mean, OpCode::ema}));
+  EXPECT_EQ(z.hoisted[1].window_kind, WindowKind::constant);
+  EXPECT_EQ(hoisted_window_values(z, z.hoisted[1]), (std::vector<std::int64_t>{4}));
+}
+
+TEST(LangCompiler, ParamDependencyIsMarked) {
+  const BarData d = ohlcv();
+  const Program p = compile_strategy(crossover_spec(), schema_of(d));
+  for (const auto& i : p.code) {
+    if (i.op == OpCode::column || i.op == OpCode::constant) EXPECT_FALSE(i.depends_on_params);
+    if (i.op == OpCode::rolling_mean || i.op == OpCode::gt || i.op == OpCode::where || i.op == OpCode::param)
+      EXPECT_TRUE(i.depends_on_params);
+  }
+  EXPECT_TRUE(p.code[static_cast<std::size_t>(p.position)].is_series);
+  ASSERT_EQ(p.constraints.size(), 1u);
+  const Instr& c = p.code[static_cast<std::size_t>(p.constraints[0])];
+  EXPECT_FALSE(c.is_series);
+  EXPECT_TRUE(c.is_boolean);
+}
+
+TEST(LangCompiler, ConstraintsSelectCombos) {
+  const Program p = compile_strategy(crossover_spec(), schema_of(ohlcv()));
+  const double ok[2] = {3, 5}, equal[2] = {5, 5}, bad[2] = {10, 5};
+  EXPECT_TRUE(constraints_hold(p, ok));
+  EXPECT_FALSE(constraints_hold(p, equal));
+  EXPECT_FALSE(constraints_hold(p, bad));
+  StrategySpec s = crossover_spec();
+  s.constraints = {at("close < slow", 8)};
+  EXPECT_TRUE(contains(strategy_error(s, schema_of(ohlcv())), "cfg.yaml:8:5: a constraint must depend on params only"));
+  s.constraints = {at("fast + slow", 8)};
+  EXPECT_TRUE(contains(strategy_error(s, schema_of(ohlcv())), "a constraint must be a boolean expression"));
+}
+
+TEST(LangCompiler, SignalsMayComeInAnyOrderButNotInACycle) {
+  const BarData d = close_only({1, 2, 3});
+  StrategySpec s;
+  s.signals = {{"b", at("a * 2", 5)}, {"a", at("close + 1", 6)}};
+  s.position = at("b", 7);
+  const Program p = compile_strategy(s, schema_of(d));
+  const auto out = evaluate_strategy_reference(p, d, nullptr);
+  expect_series(out.target, {4, 6, 8});
+
+  s.signals = {{"a", at("b + 1", 5)}, {"b", at("c * 2", 6)}, {"c", at("a", 7)}};
+  s.position = at("a", 8);
+  const std::string msg = strategy_error(s, schema_of(d));
+  EXPECT_TRUE(contains(msg, "signal 'a' depends on itself: signal 'a' -> signal 'b' -> signal 'c' -> signal 'a'"))
+      << msg;
+  EXPECT_TRUE(contains(msg, "cfg.yaml:7:5")) << msg;
+}
+
+TEST(LangCompiler, UnusedSignalsAreCheckedButDropped) {
+  const BarData d = close_only({1, 2, 3});
+  StrategySpec s;
+  s.signals = {{"unused", at("rolling_max(close, 2)", 5)}, {"used", at("close * 3", 6)}};
+  s.position = at("used", 7);
+  const Program p = compile_strategy(s, schema_of(d));
+  EXPECT_EQ(count_op(p, OpCode::rolling_max), 0);
+  EXPECT_TRUE(p.hoisted.empty());
+  s.signals[0].second = at("rolling_max(close, 2) + nope", 5);
+  EXPECT_TRUE(contains(strategy_error(s, schema_of(d)), "unknown name 'nope'"));
+}
+
+TEST(LangCompiler, NameCollisionsAndOutputFormsAreErrors) {
+  const BarData d = close_only({1, 2, 3});
+  StrategySpec s;
+  s.signals = {{"close", at("close * 2", 5)}};
+  s.position = at("close", 6);
+  EXPECT_TRUE(contains(strategy_error(s, schema_of(d)), "signal 'close' has the name of a data column"));
+  StrategySpec both;
+  both.position = at("1", 3);
+  both.long_entry = at("close > 1", 4);
+  EXPECT_TRUE(contains(strategy_error(both, schema_of(d)), "both `position` and entry/exit"));
+  StrategySpec none;
+  EXPECT_TRUE(contains(strategy_error(none, schema_of(d)), "neither `position` nor"));
+  StrategySpec numeric_entry;
+  numeric_entry.long_entry = at("close + 1", 4);
+  EXPECT_TRUE(contains(strategy_error(numeric_entry, schema_of(d)), "cfg.yaml:4:5: long_entry must be a boolean"))
+      << strategy_error(numeric_entry, schema_of(d));
+}
+
+TEST(LangCompiler, EntriesAndExitsAreEvaluated) {
+  const BarData d = close_only({1, 3, 2, 4});
+  StrategySpec s;
+  s.long_entry = at("cross_above(close, 2.5)", 4);
+  s.long_exit = at("close < 2.5", 5);
+  const Program p = compile_strategy(s, schema_of(d));
+  const StrategyOutputs out = evaluate_strategy_reference(p, d, nullptr);
+  EXPECT_EQ(out.form, StrategyOutputs::Form::entries_exits);
+  expect_series(out.long_entry, {0, 1, 0, 1});
+  expect_series(out.long_exit, {1, 0, 1, 0});
+  EXPECT_TRUE(out.short_entry.empty());
+  EXPECT_TRUE(out.short_exit.empty());
+}
+
+TEST(LangCompiler, PositionOfTheCrossoverStrategy) {
+  const BarData d = close_only({1, 2, 3, 2, 1, 0});
+  StrategySpec s = crossover_spec();
+  s.params = {param("fast", {1}), param("slow", {3})};
+  const Program p = compile_strategy(s, schema_of(d));
+  const double v[2] = {1, 3};
+  // sma3 = [N, N, 2, 7/3, 2, 1]; f = close. f > s: [N, N, 1, 0, 0, 0].
+  const StrategyOutputs out = evaluate_strategy_reference(p, d, v);
+  EXPECT_EQ(out.form, StrategyOutputs::Form::position);
+  EXPECT_EQ(out.n_symbols, 1u);
+  EXPECT_EQ(out.n_bars, 6u);
+  expect_series(out.target, {NaN, NaN, 1, -1, -1, -1});
+}
+
+TEST(LangCompiler, DisassemblyNamesEverything) {
+  const Program p = compile_strategy(crossover_spec(), schema_of(ohlcv()));
+  const std::string text = disassemble(p);
+  EXPECT_TRUE(contains(text, "rolling_mean r0 window=fast")) << text;
+  EXPECT_TRUE(contains(text, "position: r")) << text;
+  EXPECT_TRUE(contains(text, "hoisted: r")) << text;
+}
