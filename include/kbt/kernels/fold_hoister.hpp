@@ -50,9 +50,8 @@ inline void validate_fold_request(const FoldRequest& r, int n_inputs) {
   const auto bad = [&](ErrorCategory category, const std::string& why) {
     throw Error(category, "fold request " + describe(r) + ": " + why);
   };
-  const int min_window = r.op == FoldOp::lag ? 0 : 1;
-  if (r.window < min_window)
-    bad(ErrorCategory::grid, "window must be >= " + std::to_string(min_window));
+  if (r.window < min_window(r.op))
+    bad(ErrorCategory::grid, "window must be >= " + std::to_string(min_window(r.op)));
   const auto check_input = [&](int index, const char* what) {
     if (index < 0 || index >= n_inputs)
       bad(ErrorCategory::internal, std::string(what) + " index out of range [0, " +

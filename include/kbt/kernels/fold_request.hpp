@@ -18,6 +18,7 @@ enum class FoldOp : int {
   zscore,        // (x[t] - mean) / std over the window
   roc,           // x[t] / x[t-w] - 1
   lag,           // x[t-w]
+  lead,          // x[t+w] (labelling jobs only: it looks ahead)
   ema,           // recursive, alpha = 2 / (w + 1), seeded with the first non-NaN x
   rsi,           // Wilder RSI over w deltas
   atr,           // Wilder ATR over w true ranges (reads high, low and close)
@@ -34,6 +35,7 @@ inline const char* to_string(FoldOp op) noexcept {
     case FoldOp::zscore: return "zscore";
     case FoldOp::roc: return "roc";
     case FoldOp::lag: return "lag";
+    case FoldOp::lead: return "lead";
     case FoldOp::ema: return "ema";
     case FoldOp::rsi: return "rsi";
     case FoldOp::atr: return "atr";
@@ -44,7 +46,9 @@ inline const char* to_string(FoldOp op) noexcept {
 // One hoisted series. `input` indexes the first dimension of the input View
 // ([n_inputs][n_sym][n_bars]); for atr it is the close series and `high` /
 // `low` name the other two inputs (unused, -1, for every other op).
-// `window` is the window length w: lag accepts w >= 0, every other op w >= 1.
+// `window` is the window length w, at least the language's minimum
+// (docs/language.md §5): 0 for lag and lead, 2 for rolling_std and zscore, 1
+// otherwise.
 struct FoldRequest {
   FoldOp op = FoldOp::rolling_mean;
   int input = 0;
@@ -58,6 +62,17 @@ struct FoldRequest {
   }
   friend bool operator!=(const FoldRequest& a, const FoldRequest& b) { return !(a == b); }
 };
+
+// Smallest window of an op (docs/language.md §5).
+inline int min_window(FoldOp op) noexcept {
+  switch (op) {
+    case FoldOp::lag:
+    case FoldOp::lead: return 0;
+    case FoldOp::rolling_std:
+    case FoldOp::zscore: return 2;
+    default: return 1;
+  }
+}
 
 // "rolling_mean(input 3, 20)" / "atr(close 3, high 1, low 2, 14)", for messages.
 inline std::string describe(const FoldRequest& r) {

@@ -4,6 +4,7 @@
 #include "kbt/kernels/fold_inputs.hpp"
 #include "kbt/kernels/fold_request.hpp"
 #include "kbt/kernels/fold_task.hpp"
+#include "kbt/kernels/hoisting_plan.hpp"
 #include "kbt/kernels/per_bar_fold.hpp"
 #include "kbt/kernels/recursive_fold.hpp"
 #include "kbt/kernels/recursive_ops.hpp"

@@ -1,6 +1,7 @@
 #pragma once
 // Functor for the ops whose every output is an independent function of a
-// window of inputs: rolling_sum, rolling_mean, rolling_std, zscore, roc, lag.
+// window of inputs: rolling_sum, rolling_mean, rolling_std, zscore, roc, lag,
+// lead.
 // Parallel over (task, symbol, chunk of bars). Each output is computed by the
 // plain definition (window_ops.hpp), O(w) per bar.
 //
@@ -57,7 +58,7 @@ struct PerBarFold {
     return static_cast<std::int64_t>(tasks.extent(0)) * n_sym * chunks_per_row();
   }
 
-  KOKKOS_INLINE_FUNCTION static Real one_bar(const FoldTask& task, const Real* row, int t) {
+  KOKKOS_INLINE_FUNCTION static Real one_bar(const FoldTask& task, const Real* row, int t, int n) {
     switch (task.op) {
       case FoldOp::rolling_sum: return rolling_sum_at(row, t, task.window);
       case FoldOp::rolling_mean: return rolling_mean_at(row, t, task.window);
@@ -65,6 +66,7 @@ struct PerBarFold {
       case FoldOp::zscore: return zscore_at(row, t, task.window);
       case FoldOp::roc: return roc_at(row, t, task.window);
       case FoldOp::lag: return lag_at(row, t, task.window);
+      case FoldOp::lead: return lead_at(row, t, task.window, n);
       // Not per-bar ops: never scheduled here (FoldHoister sorts them out).
       default: return kbt::math::quiet_nan<Real>();
     }
@@ -122,7 +124,7 @@ struct PerBarFold {
       return;
     }
     const int end = t0 + chunk < n_bars ? t0 + chunk : n_bars;
-    for (int t = t0; t < end; ++t) out[t] = one_bar(task, row, t);
+    for (int t = t0; t < end; ++t) out[t] = one_bar(task, row, t, n_bars);
   }
 };
 

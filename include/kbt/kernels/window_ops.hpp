@@ -111,6 +111,12 @@ KOKKOS_INLINE_FUNCTION Real lag_at(const Real* row, int t, int k) {
   return t < k ? kbt::math::quiet_nan<Real>() : row[t - k];
 }
 
+// x[t+k]; NaN for the last k of n bars.
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real lead_at(const Real* row, int t, int k, int n) {
+  return t + k >= n ? kbt::math::quiet_nan<Real>() : row[t + k];
+}
+
 // Per-bar O(w) scans; the hoisting driver uses the O(1)-per-bar block
 // algorithm (rolling_extremum.hpp) instead, with identical results.
 template <class Real>
