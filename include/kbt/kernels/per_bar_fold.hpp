@@ -22,7 +22,7 @@
 // Fully unroll the per-bar loops of a chunk so that the accumulators live in
 // registers (GCC otherwise keeps the array in memory and each add waits on a
 // store-to-load round trip).
-#if defined(__CUDA_ARCH__) || defined(__clang__)
+#if defined(__CUDACC__) || defined(__clang__)
 #define KBT_UNROLL_CHUNK _Pragma("unroll")
 #elif defined(__GNUC__)
 #define KBT_UNROLL_CHUNK _Pragma("GCC unroll 16")
