@@ -26,7 +26,9 @@ namespace kbt::kernels {
 // Blocks per symbol series for window w over n bars (at least 1, for warm-up).
 KOKKOS_INLINE_FUNCTION std::int64_t extremum_blocks(int n_bars, int w) {
   if (n_bars < w) return 1;
-  return (static_cast<std::int64_t>(n_bars) - w + 1 + w - 1) / w;
+  // Window starts 0 .. n - w fall in blocks 0 .. floor((n - w) / w), i.e.
+  // ceil((n - w + 1) / w) = floor(n / w) blocks.
+  return n_bars / w;
 }
 
 template <class ExecSpace, class Real>
