@@ -953,8 +953,9 @@ class Compiler {
 
  public:
   // Keeps only what was compiled before the marks (everything the outputs use).
-  void truncate(std::size_t code, std::size_t scans, std::size_t tape, std::size_t refs) {
+  void truncate(std::size_t code, std::size_t scans, std::size_t tape, std::size_t refs, std::size_t frames) {
     prog.code.resize(code);
+    prog.frame_ns.resize(frames);
     prog.scans.resize(scans);
     prog.scan_names.resize(scans);
     prog.scan_output_names.resize(scans);
@@ -1047,9 +1048,9 @@ Program compile_strategy(const StrategySpec& spec, const DataSchema& schema,
   // Compile every declared signal and scan so that all errors surface, then drop
   // what the outputs do not use (it was appended after the marks).
   const std::size_t code = p.code.size(), scans = c.scans_compiled(), tape = p.scan_tape.size(),
-                    refs = p.scan_refs.size();
+                    refs = p.scan_refs.size(), frames = p.frame_ns.size();
   c.compile_all_declared();
-  c.truncate(code, scans, tape, refs);
+  c.truncate(code, scans, tape, refs, frames);
   c.build_hoisting_list();
   return std::move(c.prog);
 }
