@@ -139,9 +139,11 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   const auto t_sweep = Clock::now();
   if (outcome.device_used == "reference") {
     r.metrics.assign(n * n_metrics, 0.0);
+    // Param-free and window-only series are computed once and shared (same bits).
+    ReferenceSeriesCache cache;
     detail::host_parallel_for(n, detail::resolve_thread_count(request.threads), [&](std::size_t i) {
       const double* values = &r.params[i * n_params];
-      const StrategyOutputs signals = evaluate_strategy_reference(program, bars, values);
+      const StrategyOutputs signals = evaluate_strategy_reference(program, bars, values, &cache);
       const SimulationResult sim = simulate_reference(bars, sim_settings, signals);
       std::copy(sim.metrics.begin(), sim.metrics.end(),
                 r.metrics.begin() + static_cast<std::ptrdiff_t>(i * n_metrics));
