@@ -30,9 +30,12 @@ int main(int argc, char* argv[]) {
   app.set_version_flag("--version", std::string("kbt ") + kbt::version_string);
   app.require_subcommand(1);
   kbt::cli::add_info_command(app);
+  kbt::cli::add_run_command(app);
+  kbt::cli::add_backtest_command(app);
   kbt::cli::add_show_command(app);
   kbt::cli::add_data_command(app);
   kbt::cli::add_check_command(app);
+  kbt::cli::add_eval_command(app);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,95 @@
+// `kbt run CONFIG`: the whole batch job — load, compile, sweep, top-K, write.
+
+#include <CLI/CLI.hpp>
+#include <kbt/config_loader.hpp>
+#include <kbt/error.hpp>
+#include <kbt/results.hpp>
+#include <kbt/sweep.hpp>
+
+#include <chrono>
+#include <cstdio>
+
+#include "cli/commands.hpp"
+#include "cli/table_format.hpp"
+
+namespace kbt::cli {
+namespace {
+
+struct RunArgs {
+  std::string config_path, device, out;
+  int threads = 0;
+  std::uint64_t sample = 0, seed = 0;
+  std::size_t show = 10;
+  bool quiet = false, profile = false;
+};
+
+std::string csv_path_for(const std::string& h5_path) {
+  const auto dot = h5_path.rfind(".h5");
+  return (dot == std::string::npos ? h5_path : h5_path.substr(0, dot)) + "_topk.csv";
+}
+
+void run(const RunArgs& a) {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  const RunConfig config = load_run_config(a.config_path);
+  const BarData bars = load_run_data(config);
+  const double load_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+
+  SweepRequest request;
+  request.device = a.device;
+  request.threads = a.threads;
+  request.quiet = a.quiet;
+  if (a.sample > 0) {
+    request.sample = a.sample;
+    request.sample_seed = a.seed;
+  }
+  SweepOutcome outcome = run_sweep(config, bars, request);
+  outcome.profile.set("seconds_load", load_seconds);
+
+  const std::string out = a.out.empty() ? config.output.path : a.out;
+  const auto t_write = Clock::now();
+  write_results_hdf5(out, outcome.results, config.source_yaml, outcome.profile);
+  std::string csv;
+  if (config.output.csv) {
+    csv = csv_path_for(out);
+    write_top_k_csv(csv, outcome.results);
+  }
+  const double write_seconds = std::chrono::duration<double>(Clock::now() - t_write).count();
+
+  const auto& r = outcome.results;
+  std::printf("%zu combos on %zu bars x %zu symbols, device %s\n", r.n_rows(), bars.n_bars(), bars.n_symbols(),
+              outcome.device_used.c_str());
+  const std::vector<std::size_t> rows(r.top_k.begin(), r.top_k.begin() + std::min(a.show, r.top_k.size()));
+  std::printf("top %zu by %s (%s):\n", rows.size(), r.objective_metric.c_str(), r.maximize ? "max" : "min");
+  auto metrics = default_table_metrics();
+  if (std::find(metrics.begin(), metrics.end(), r.objective_metric) == metrics.end())
+    metrics.insert(metrics.begin(), r.objective_metric);
+  std::fputs(format_result_table(r, rows, metrics).c_str(), stdout);
+  std::printf("results: %s%s%s\n", out.c_str(), csv.empty() ? "" : "  top-K CSV: ", csv.c_str());
+  if (a.profile) {
+    std::printf("profile:\n");
+    for (const auto& [k, v] : outcome.profile.text) std::printf("  %-22s %s\n", k.c_str(), v.c_str());
+    for (const auto& [k, v] : outcome.profile.numbers) std::printf("  %-22s %.6g\n", k.c_str(), v);
+    std::printf("  %-22s %.6g\n", "seconds_write", write_seconds);
+  }
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  static RunArgs args;
+  auto* cmd = app.add_subcommand("run", "Run a parameter sweep described by a YAML config");
+  cmd->add_option("config", args.config_path, "Run config (YAML)")->required();
+  cmd->add_option("--device", args.device, "reference | serial | openmp | cuda | auto (default: the config's)")
+      ->check(CLI::IsMember({"auto", "reference", "serial", "openmp", "cuda"}));
+  cmd->add_option("--out", args.out, "Results HDF5 path (default: the config's output.path)");
+  cmd->add_option("--threads", args.threads, "Host threads for the reference engine (0 = all cores)");
+  cmd->add_option("--sample", args.sample, "Run a deterministic random subset of N combos");
+  cmd->add_option("--seed", args.seed, "Seed of --sample")->needs("--sample");
+  cmd->add_option("--show", args.show, "Rows of the top-K table to print")->capture_default_str();
+  cmd->add_flag("--quiet", args.quiet, "No warnings or progress on stderr");
+  cmd->add_flag("--profile", args.profile, "Print the run profile");
+  cmd->callback([] { run(args); });
+}
+
+}  // namespace kbt::cli

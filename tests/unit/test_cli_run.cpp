@@ -1,0 +1,112 @@
+// End-to-end `kbt run` / `kbt backtest` on the bundled sample data.
+
+#include <gtest/gtest.h>
+#include <kbt/results.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "support/cli_runner.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path scratch(const std::string& name) {
+  const auto dir = fs::temp_directory_path() / ("kbt_cli_run_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string config(const std::string& name) { return std::string(KBT_SOURCE_DIR) + "/configs/" + name; }
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+}  // namespace
+
+TEST(CliRun, ResultsAreIndependentOfThreadCount) {
+  const auto dir = scratch("threads");
+  const auto one = (dir / "one.h5").string(), two = (dir / "two.h5").string();
+  auto r1 = kbt::test::run_kbt("run " + config("sma_cross.yaml") + " --device reference --threads 1 --quiet --out " + one);
+  ASSERT_EQ(r1.exit_code, 0) << r1.output;
+  auto r2 = kbt::test::run_kbt("run " + config("sma_cross.yaml") + " --device reference --threads 2 --quiet --out " + two);
+  ASSERT_EQ(r2.exit_code, 0) << r2.output;
+  const auto a = kbt::read_results_hdf5(one).results, b = kbt::read_results_hdf5(two).results;
+  ASSERT_EQ(a.combo_ids, b.combo_ids);
+  ASSERT_EQ(a.metrics.size(), b.metrics.size());
+  for (std::size_t i = 0; i < a.metrics.size(); ++i) EXPECT_TRUE(same_bits(a.metrics[i], b.metrics[i])) << i;
+  EXPECT_EQ(a.top_k, b.top_k);
+  // fast < slow removed 16 of the 10 x 19 combos.
+  EXPECT_EQ(a.n_rows(), 174u);
+  EXPECT_TRUE(fs::exists(dir / "one_topk.csv"));
+}
+
+TEST(CliRun, SampledRowsEqualTheSameCombosOfTheFullRun) {
+  const auto dir = scratch("sample");
+  const auto full = (dir / "full.h5").string(), part = (dir / "part.h5").string();
+  ASSERT_EQ(kbt::test::run_kbt("run " + config("sma_cross.yaml") + " --device reference --quiet --out " + full).exit_code, 0);
+  auto r = kbt::test::run_kbt("run " + config("sma_cross.yaml") + " --device reference --quiet --sample 17 --seed 5 --out " + part);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto a = kbt::read_results_hdf5(full).results, b = kbt::read_results_hdf5(part).results;
+  ASSERT_EQ(b.n_rows(), 17u);
+  for (std::size_t i = 0; i < b.n_rows(); ++i) {
+    const auto it = std::find(a.combo_ids.begin(), a.combo_ids.end(), b.combo_ids[i]);
+    ASSERT_NE(it, a.combo_ids.end());
+    const std::size_t row = static_cast<std::size_t>(it - a.combo_ids.begin());
+    for (std::size_t m = 0; m < kbt::n_metrics; ++m)
+      EXPECT_TRUE(same_bits(a.metrics[row * kbt::n_metrics + m], b.metrics[i * kbt::n_metrics + m]));
+  }
+}
+
+TEST(CliRun, BacktestReproducesTheSweepRowOfItsCombo) {
+  const auto dir = scratch("backtest");
+  const auto out = (dir / "r.h5").string();
+  ASSERT_EQ(kbt::test::run_kbt("run " + config("breakout_sltp.yaml") + " --device reference --quiet --out " + out).exit_code, 0);
+  const auto res = kbt::read_results_hdf5(out).results;
+  const std::size_t best = res.top_k.at(0);
+  const std::string params = "n=" + std::to_string(static_cast<int>(res.params[best * 2])) +
+                             ",m=" + std::to_string(static_cast<int>(res.params[best * 2 + 1]));
+  const auto trades = (dir / "trades.csv").string();
+  const auto bt = kbt::test::run_kbt("backtest " + config("breakout_sltp.yaml") + " --params " + params + " --trades " + trades);
+  ASSERT_EQ(bt.exit_code, 0) << bt.output;
+  char expected[64];
+  std::snprintf(expected, sizeof expected, "n_trades               %.10g",
+                res.metrics[best * kbt::n_metrics + static_cast<int>(kbt::Metric::n_trades)]);
+  EXPECT_NE(bt.output.find(expected), std::string::npos) << bt.output;
+  // One ledger line per trade plus the header.
+  std::ifstream f(trades);
+  std::size_t lines = 0;
+  for (std::string line; std::getline(f, line);) ++lines;
+  EXPECT_EQ(lines, 1 + static_cast<std::size_t>(res.metrics[best * kbt::n_metrics + static_cast<int>(kbt::Metric::n_trades)]));
+}
+
+TEST(CliRun, DisabledDeviceIsRefusedWithTheEnabledList) {
+  const auto dir = scratch("device");
+  const auto out = dir / "r.h5";
+  const auto r = kbt::test::run_kbt("run " + config("sma_cross.yaml") + " --device cuda --out " + out.string());
+#ifndef KOKKOS_ENABLE_CUDA
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("[unsupported]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("enabled: reference"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(out));
+#endif
+}
+
+TEST(CliRun, LanguageErrorLeavesNoResultsFile) {
+  const auto dir = scratch("langerr");
+  const auto cfg = dir / "bad.yaml";
+  std::ofstream(cfg) << "data: " << KBT_SOURCE_DIR << "/data/sample.h5\n"
+                     << "strategy:\n  params:\n    fast: {range: [5, 10, 5]}\n"
+                     << "  signals:\n    f: sma(clsoe, fast)\n  position: where(f > close, 1, 0)\n";
+  const auto out = dir / "r.h5";
+  const auto r = kbt::test::run_kbt("run " + cfg.string() + " --device reference --out " + out.string());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("[language]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("bad.yaml:6"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("did you mean 'close'"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(out));
+  for (const auto& e : fs::directory_iterator(dir)) EXPECT_EQ(e.path().extension(), ".yaml") << e.path();
+}
