@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <unistd.h>
 #include <fstream>
 
 #include "plot/plots.hpp"
@@ -16,8 +17,6 @@
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string config(const std::string& name) { return std::string(KBT_SOURCE_DIR) + "/configs/" + name; }
 
 // A PNG: the 8-byte signature, then the IHDR chunk with width and height.
 struct PngInfo {
@@ -41,7 +40,9 @@ PngInfo png_info(const fs::path& path) {
 
 class CliPlot : public ::testing::Test {
  protected:
-  static fs::path dir() { return fs::temp_directory_path() / "kbt_cli_plot"; }
+  // Per process: ctest runs every test in its own process, in parallel.
+  static fs::path dir() { return fs::temp_directory_path() / ("kbt_cli_plot_" + std::to_string(::getpid())); }
+  static void TearDownTestSuite() { fs::remove_all(dir()); }
   static std::string results() { return (dir() / "sma.h5").string(); }
   static std::string& run_output() {
     static std::string out;
@@ -50,9 +51,18 @@ class CliPlot : public ::testing::Test {
   static void SetUpTestSuite() {
     fs::remove_all(dir());
     fs::create_directories(dir());
-    // sma_cross.yaml has output.heatmap: [fast, slow].
-    const auto r = kbt::test::run_kbt("run " + config("sma_cross.yaml") +
-                                      " --device reference --no-verify --quiet --out " + results());
+    // A 5 x 5 SMA crossover (2 combos constrained out) with output.heatmap.
+    const auto yaml = dir() / "small.yaml";
+    std::ofstream(yaml) << "data: " << KBT_SOURCE_DIR << "/data/sample.h5\n"
+                        << "symbols: [AAA]\n"
+                           "strategy:\n"
+                           "  params: {fast: {range: [5, 25, 5]}, slow: {range: [20, 60, 10]}}\n"
+                           "  constraints: ['fast < slow']\n"
+                           "  signals: {f: 'sma(close, fast)', s: 'sma(close, slow)'}\n"
+                           "  position: where(f > s, 1, -1)\n"
+                           "sweep: {device: reference, objective: {metric: sharpe, direction: max, min_trades: 10}}\n"
+                           "output: {heatmap: [fast, slow]}\n";
+    const auto r = kbt::test::run_kbt("run " + yaml.string() + " --no-verify --quiet --out " + results());
     run_output() = r.output;
     ASSERT_EQ(r.exit_code, 0) << r.output;
   }
@@ -62,6 +72,7 @@ class CliPlot : public ::testing::Test {
 
 TEST_F(CliPlot, RunDrawsTheConfiguredHeatmap) {
   const auto png = dir() / "sma_heatmap.png";
+  ASSERT_EQ(kbt::read_results_hdf5(results()).results.n_rows(), 23u);
   EXPECT_NE(run_output().find("heatmap: " + png.string()), std::string::npos) << run_output();
   const auto info = png_info(png);
   EXPECT_TRUE(info.valid);
@@ -76,7 +87,7 @@ TEST_F(CliPlot, HeatmapForEachAggregation) {
     const auto r = kbt::test::run_kbt("plot " + results() + " --x slow --y fast --metric sortino --agg " + agg +
                                       " --out " + png.string());
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("(19 x 10 cells)"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("(5 x 5 cells)"), std::string::npos) << r.output;
     const auto info = png_info(png);
     EXPECT_TRUE(info.valid) << agg;
     EXPECT_GT(info.size, 10000u) << agg;
@@ -93,14 +104,14 @@ TEST_F(CliPlot, EquityCurveOfOneCombo) {
   const auto info = png_info(png);
   EXPECT_TRUE(info.valid);
   EXPECT_GT(info.size, 10000u);
-  // A combo that constraints removed from the sweep (fast 50 >= slow 20: id 9*19 + 0)
-  // is still simulated from the grid... and refused by the constraints.
-  const auto refused = kbt::test::run_kbt("plot " + results() + " --combo 171 --out " + (dir() / "no.png").string());
+  // A combo that constraints removed from the sweep (fast 25 >= slow 20: id 4*5 + 0)
+  // is taken from the grid... and refused by the constraints.
+  const auto refused = kbt::test::run_kbt("plot " + results() + " --combo 20 --out " + (dir() / "no.png").string());
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_NE(refused.output.find("violate the strategy's constraints"), std::string::npos) << refused.output;
-  const auto past = kbt::test::run_kbt("plot " + results() + " --combo 190 --out " + (dir() / "no.png").string());
+  const auto past = kbt::test::run_kbt("plot " + results() + " --combo 25 --out " + (dir() / "no.png").string());
   EXPECT_NE(past.exit_code, 0);
-  EXPECT_NE(past.output.find("the grid has only 190 combos"), std::string::npos) << past.output;
+  EXPECT_NE(past.output.find("the grid has only 25 combos"), std::string::npos) << past.output;
   EXPECT_FALSE(fs::exists(dir() / "no.png"));
 }
 
