@@ -124,6 +124,8 @@ HeatmapGrid heatmap_grid(const SweepResults& r, const HeatmapRequest& request) {
   if (g.best_row) {
     g.best_ix = index_in(g.xs, r.params[*g.best_row * n_params + px]);
     g.best_iy = index_in(g.ys, r.params[*g.best_row * n_params + py]);
+    g.best_combo = r.combo_ids[*g.best_row];
+    g.best_value = r.metrics[*g.best_row * n_metrics + static_cast<std::size_t>(metric)];
     for (std::size_t p = 0; p < n_params; ++p)
       if (p != px && p != py)
         g.fixed += (g.fixed.empty() ? "" : ", ") + r.param_names[p] + "=" +
@@ -165,9 +167,10 @@ void write_heatmap_png(const HeatmapGrid& g, const std::string& out_path,
   s += "set style textbox opaque noborder\nset tics front\n";
   std::string best_plot;
   if (g.best_row) {
-    const double v = g.z[g.best_iy * nx + g.best_ix];
+    const double v = g.best_value;
     const bool right_half = g.best_ix * 2 >= nx;
-    std::string text = "best: " + g.metric + " " + (std::isnan(v) ? std::string("nan") : number_text(v)) + " (" + g.x +
+    std::string text = "best combo " + std::to_string(g.best_combo) + ": " + g.metric + " " +
+                       (std::isnan(v) ? std::string("nan") : number_text(v)) + " (" + g.x +
                        "=" + number_text(g.xs[g.best_ix]) + ", " + g.y + "=" + number_text(g.ys[g.best_iy]) + ")";
     s += "set label 1 " + detail::quote(text) + " at " + std::to_string(g.best_ix) + "," +
          std::to_string(g.best_iy) + (right_half ? " right offset -1.6,1.2" : " left offset 1.6,1.2") +

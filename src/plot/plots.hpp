@@ -8,6 +8,7 @@
 #include <kbt/reference/simulator.hpp>
 #include <kbt/results.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,8 @@ struct HeatmapGrid {
   // The run's best combo (top-K rank 1), when there is one: its cell and value.
   std::optional<std::size_t> best_row;
   std::size_t best_ix = 0, best_iy = 0;
+  std::uint64_t best_combo = 0;
+  double best_value = 0;  // the best combo's own metric value (not the cell's aggregate)
   std::string fixed;  // "k=1.5, n=3": the other params' values (agg best)
 };
 

@@ -192,6 +192,8 @@ TEST(HeatmapGrid, BestFixesTheOtherParamsAtTheBestCombo) {
   EXPECT_EQ(g.best_ix, 0u);
   EXPECT_EQ(g.best_iy, 1u);
   EXPECT_EQ(g.fixed, "c=0");
+  EXPECT_EQ(g.best_combo, 3u);
+  EXPECT_DOUBLE_EQ(g.best_value, 3.0);
 }
 
 TEST(HeatmapGrid, MaxAndMedianOverTheOtherParams) {
@@ -200,6 +202,11 @@ TEST(HeatmapGrid, MaxAndMedianOverTheOtherParams) {
   EXPECT_DOUBLE_EQ(mx.z[0 * 2 + 0], 3.0);  // max(2, 3)
   EXPECT_DOUBLE_EQ(mx.z[1 * 2 + 0], 3.0);  // c=1 is NaN: only 3
   EXPECT_DOUBLE_EQ(mx.z[2 * 2 + 1], 6.0);  // only c=1 present
+  auto first_best = r;
+  first_best.top_k = {0};  // a=1, b=10, c=0: sharpe 2, in a cell whose max is 3
+  const auto annotated = kbt::plot::heatmap_grid(first_best, {"a", "b", "sharpe", "max"});
+  EXPECT_DOUBLE_EQ(annotated.z[0], 3.0);
+  EXPECT_DOUBLE_EQ(annotated.best_value, 2.0);  // the best combo's own value, not the cell's
   const auto md = kbt::plot::heatmap_grid(r, {"a", "b", "sharpe", "median"});
   EXPECT_DOUBLE_EQ(md.z[0 * 2 + 0], 2.5);
   EXPECT_DOUBLE_EQ(md.z[0 * 2 + 1], 3.5);
