@@ -35,6 +35,7 @@ int main(int argc, char* argv[]) {
   kbt::cli::add_show_command(app);
   kbt::cli::add_data_command(app);
   kbt::cli::add_check_command(app);
+  kbt::cli::add_eval_command(app);
   kbt::cli::add_verify_command(app);
   kbt::cli::add_plot_command(app);
 

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (tests/fuzz/) with clang, ASan and UBSan into
+# ./build-fuzz and runs each for SECONDS (default 30) on a scratch copy of its
+# seed corpus (tests/fuzz/corpus/<target>/), one target after another.
+# Fails when any target finds a crash, sanitizer report, leak, timeout (> 10 s for
+# one input) or runs over 2 GiB; the reproducer is left in
+# build-fuzz/fuzz-runs/<target>/crashes/ and its path printed.
+#
+#   scripts/fuzz.sh            # 30 s per target (CI)
+#   scripts/fuzz.sh 600        # a longer local campaign
+#   FUZZ_TARGETS="fuzz_csv" scripts/fuzz.sh 60     # some targets only
+# Extra cmake arguments: FUZZ_CMAKE_ARGS="-DKokkos_ROOT=..." scripts/fuzz.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-30}"
+targets=(${FUZZ_TARGETS:-fuzz_expression fuzz_config fuzz_csv fuzz_hdf5})
+cxx="${FUZZ_CXX:-$(command -v clang++ || command -v clang++-14 || true)}"
+cc="${FUZZ_CC:-$(command -v clang || command -v clang-14 || true)}"
+if [ -z "$cxx" ] || [ -z "$cc" ]; then
+  echo "fuzz.sh: clang not found (scripts/install-deps.sh installs clang and libclang-rt-dev)" >&2
+  exit 2
+fi
+
+cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
+  -DKBT_ENABLE_FUZZING=ON -DKBT_ENABLE_SANITIZERS=ON -DKBT_ENABLE_BENCHMARKS=OFF \
+  ${FUZZ_CMAKE_ARGS:-} >/dev/null
+cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]}"
+
+export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:detect_stack_use_after_return=1"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+failed=()
+for t in "${targets[@]}"; do
+  run="build-fuzz/fuzz-runs/$t"
+  rm -rf "$run"
+  mkdir -p "$run/corpus" "$run/crashes"
+  cp tests/fuzz/corpus/"$t"/* "$run/corpus/"
+  dict=()
+  [ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
+  echo "== $t: ${seconds}s"
+  status=0
+  build-fuzz/tests/fuzz/"$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$run/crashes/" "${dict[@]}" "$run/corpus" \
+    >"$run/log.txt" 2>&1 || status=$?
+  grep -E '^stat::number_of_executed_units|^#[0-9]+ +DONE' "$run/log.txt" | tail -2 || true
+  if [ "$status" -ne 0 ] || [ -n "$(ls -A "$run/crashes")" ]; then
+    echo "!! $t failed (exit $status); log: $run/log.txt" >&2
+    grep -E -A30 '^==[0-9]+==ERROR|runtime error|escaped|internal error|ALARM|out-of-memory' "$run/log.txt" | head -60 >&2 || tail -40 "$run/log.txt" >&2
+    ls "$run/crashes"/* >&2 2>/dev/null || true
+    failed+=("$t")
+  fi
+done
+if ((${#failed[@]})); then
+  echo "fuzz.sh: crashes in ${failed[*]}" >&2
+  exit 1
+fi
+echo "fuzz.sh: ${#targets[@]} targets, ${seconds}s each, no crash"
