@@ -1,9 +1,11 @@
 #pragma once
 // The results of a sweep and how they are written (SPEC §8, docs/results.md).
 
+#include <kbt/config.hpp>
 #include <kbt/metrics.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,9 +32,45 @@ struct RunProfile {
   void set(const std::string& key, double value) { numbers.emplace_back(key, value); }
 };
 
-// Writes the results HDF5 file atomically (nothing left on failure).
+// The verification stage's table (group /verify; docs/verify.md): the top-N
+// candidates of the sweep re-run on the reference engine in fp64. Rows are in
+// sweep rank order (rank_before = 1, 2, ...).
+struct VerificationResults {
+  std::vector<std::uint64_t> rows;         // [n] rows of SweepResults
+  std::vector<std::uint64_t> combo_ids;    // [n]
+  std::vector<std::uint64_t> rank_before;  // [n] 1-based rank by the sweep's objective
+  std::vector<std::uint64_t> rank_after;   // [n] 1-based rank by the verified objective; 0 = not eligible
+  std::vector<std::uint8_t> mismatch;      // [n] 1: verified metrics differ (bits) from the sweep's
+  std::vector<std::uint8_t> rank_moved;    // [n] 1: |rank_after - rank_before| > rank_threshold (fp32 sweeps)
+  std::vector<double> metrics;             // [n][n_metrics] verified metrics, row-major
+
+  std::uint64_t window_begin = 0, window_end = 0;  // verified scoring window, bar indices [begin, end)
+  std::string window;                              // the same, readable (bars and UTC times)
+  bool same_window = true;       // the sweep's window: mismatch is meaningful
+  Objective objective;           // the verified objective (ranks after)
+  std::string sweep_precision = "fp64";
+  bool mismatch_checked = false;  // same window and an fp64 sweep
+  bool rank_checked = false;      // same window and objective and an fp32 sweep
+  std::int64_t rank_threshold = 0;
+  unsigned threads = 1;           // host threads used (results never depend on it)
+  double seconds = 0;
+
+  std::size_t n() const { return combo_ids.size(); }
+  std::size_t n_mismatches() const;
+  std::size_t n_rank_moved() const;
+};
+
+// Writes the results HDF5 file atomically (nothing left on failure); with
+// `verification`, also the /verify group.
 void write_results_hdf5(const std::string& path, const SweepResults& results,
-                        const std::string& config_yaml, const RunProfile& profile);
+                        const std::string& config_yaml, const RunProfile& profile,
+                        const VerificationResults* verification = nullptr);
+
+// Copies the results file `in_path` to `out_path` (which may be the same path)
+// with its /verify group replaced by `verification`; everything else is kept.
+// Atomic: `out_path` is either untouched or complete.
+void write_verification_hdf5(const std::string& in_path, const std::string& out_path,
+                             const VerificationResults& verification);
 
 // Writes the top-K rows (rank, combo_id, params, metrics) as CSV, atomically.
 void write_top_k_csv(const std::string& path, const SweepResults& results);
@@ -42,10 +80,15 @@ void write_top_k_csv(const std::string& path, const SweepResults& results);
 namespace kbt {
 
 // Reads a results file written by write_results_hdf5 (params, metrics, top-K,
-// config). A file whose `complete` attribute is missing is refused.
+// config, profile, /verify when present). A file whose `complete` attribute is
+// missing is refused.
 struct LoadedResults {
   SweepResults results;
   std::string config_yaml;
+  RunProfile profile;
+  std::optional<VerificationResults> verification;
+  // A profile text entry, or "" when absent.
+  std::string profile_text(const std::string& key) const;
 };
 LoadedResults read_results_hdf5(const std::string& path);
 

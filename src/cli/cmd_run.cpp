@@ -5,12 +5,14 @@
 #include <kbt/error.hpp>
 #include <kbt/results.hpp>
 #include <kbt/sweep.hpp>
+#include <kbt/verify.hpp>
 
 #include <chrono>
 #include <cstdio>
 
 #include "cli/commands.hpp"
 #include "cli/table_format.hpp"
+#include "plot/plots.hpp"
 
 namespace kbt::cli {
 namespace {
@@ -20,12 +22,35 @@ struct RunArgs {
   int threads = 0;
   std::uint64_t sample = 0, seed = 0;
   std::size_t show = 10;
-  bool quiet = false, profile = false;
+  bool quiet = false, profile = false, no_verify = false;
 };
 
 std::string csv_path_for(const std::string& h5_path) {
   const auto dot = h5_path.rfind(".h5");
   return (dot == std::string::npos ? h5_path : h5_path.substr(0, dot)) + "_topk.csv";
+}
+
+std::string heatmap_path_for(const std::string& h5_path) {
+  const auto dot = h5_path.rfind(".h5");
+  return (dot == std::string::npos ? h5_path : h5_path.substr(0, dot)) + "_heatmap.png";
+}
+
+// output.heatmap: the objective over the two params, others at the best
+// combo's values. The results are already written: a failure here is a
+// warning, not a failed run.
+std::string draw_heatmap(const RunConfig& config, const SweepResults& r, const std::string& out) {
+  try {
+    plot::HeatmapRequest request;
+    request.x = config.output.heatmap.at(0);
+    request.y = config.output.heatmap.at(1);
+    const auto grid = plot::heatmap_grid(r, request);
+    const std::string path = heatmap_path_for(out);
+    plot::write_heatmap_png(grid, path, config.source_path + ": " + grid.metric + " over " + request.x + " x " + request.y);
+    return path;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "kbt: warning: no heatmap: %s\n", e.what());
+    return {};
+  }
 }
 
 void run(const RunArgs& a) {
@@ -46,15 +71,28 @@ void run(const RunArgs& a) {
   SweepOutcome outcome = run_sweep(config, bars, request);
   outcome.profile.set("seconds_load", load_seconds);
 
+  // Verification (docs/verify.md): the top candidates again, one by one, in fp64.
+  std::optional<VerificationResults> verification;
+  if (!a.no_verify && config.verify.top_n > 0) {
+    VerifyRequest vr = verify_request_from_config(config);
+    if (vr.threads == 0) vr.threads = a.threads;  // --threads bounds the whole run
+    for (const auto& [k, v] : outcome.profile.text)
+      if (k == "precision") vr.sweep_precision = v;
+    verification = verify_candidates(config, bars, outcome.results, vr);
+    outcome.profile.set("seconds_verify", verification->seconds);
+  }
+
   const std::string out = a.out.empty() ? config.output.path : a.out;
   const auto t_write = Clock::now();
-  write_results_hdf5(out, outcome.results, config.source_yaml, outcome.profile);
+  write_results_hdf5(out, outcome.results, config.source_yaml, outcome.profile,
+                     verification ? &*verification : nullptr);
   std::string csv;
   if (config.output.csv) {
     csv = csv_path_for(out);
     write_top_k_csv(csv, outcome.results);
   }
   const double write_seconds = std::chrono::duration<double>(Clock::now() - t_write).count();
+  const std::string heatmap = config.output.heatmap.size() == 2 ? draw_heatmap(config, outcome.results, out) : "";
 
   const auto& r = outcome.results;
   std::printf("%zu combos on %zu bars x %zu symbols, device %s\n", r.n_rows(), bars.n_bars(), bars.n_symbols(),
@@ -65,7 +103,9 @@ void run(const RunArgs& a) {
   if (std::find(metrics.begin(), metrics.end(), r.objective_metric) == metrics.end())
     metrics.insert(metrics.begin(), r.objective_metric);
   std::fputs(format_result_table(r, rows, metrics).c_str(), stdout);
+  if (verification) std::fputs(format_verification_summary(*verification, r, std::min<std::size_t>(a.show, 10)).c_str(), stdout);
   std::printf("results: %s%s%s\n", out.c_str(), csv.empty() ? "" : "  top-K CSV: ", csv.c_str());
+  if (!heatmap.empty()) std::printf("heatmap: %s\n", heatmap.c_str());
   if (a.profile) {
     std::printf("profile:\n");
     for (const auto& [k, v] : outcome.profile.text) std::printf("  %-22s %s\n", k.c_str(), v.c_str());
@@ -87,6 +127,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--sample", args.sample, "Run a deterministic random subset of N combos");
   cmd->add_option("--seed", args.seed, "Seed of --sample")->needs("--sample");
   cmd->add_option("--show", args.show, "Rows of the top-K table to print")->capture_default_str();
+  cmd->add_flag("--no-verify", args.no_verify, "Skip the verification stage (as verify.top_n: 0)");
   cmd->add_flag("--quiet", args.quiet, "No warnings or progress on stderr");
   cmd->add_flag("--profile", args.profile, "Print the run profile");
   cmd->callback([] { run(args); });

@@ -15,5 +15,7 @@ void add_backtest_command(CLI::App& app);
 void add_data_command(CLI::App& app);
 void add_check_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
+void add_verify_command(CLI::App& app);
+void add_plot_command(CLI::App& app);
 
 }  // namespace kbt::cli

@@ -36,6 +36,8 @@ int main(int argc, char* argv[]) {
   kbt::cli::add_data_command(app);
   kbt::cli::add_check_command(app);
   kbt::cli::add_eval_command(app);
+  kbt::cli::add_verify_command(app);
+  kbt::cli::add_plot_command(app);
 
   try {
     app.parse(argc, argv);

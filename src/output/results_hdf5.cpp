@@ -8,6 +8,7 @@
 //   /topk/params/<name>  float64 [k]
 //   /config              string        the YAML as run
 //   /profile             group; one attribute per profile entry
+//   /verify              group, optional: the verification stage (docs/verify.md)
 // Root attributes: kbt_version, complete = 1 (written last).
 
 #include <hdf5.h>
@@ -116,10 +117,69 @@ std::vector<double> column(const std::vector<double>& m, std::size_t stride, std
   return out;
 }
 
+// /verify: the verification table, in candidate (sweep rank) order.
+void write_verify_group(hid_t file, const SweepResults& results, const VerificationResults& v,
+                        const std::string& path) {
+  const std::size_t n = v.n();
+  if (v.rows.size() != n || v.rank_before.size() != n || v.rank_after.size() != n || v.mismatch.size() != n ||
+      v.rank_moved.size() != n || v.metrics.size() != n * n_metrics)
+    throw Error(ErrorCategory::internal, path + ": verification table columns differ in length");
+  H5Id g = make_group(file, "verify", path);
+  write_1d(g, "row", H5T_NATIVE_UINT64, v.rows.data(), n, path);
+  write_1d(g, "combo_id", H5T_NATIVE_UINT64, v.combo_ids.data(), n, path);
+  write_1d(g, "rank_before", H5T_NATIVE_UINT64, v.rank_before.data(), n, path);
+  write_1d(g, "rank_after", H5T_NATIVE_UINT64, v.rank_after.data(), n, path);
+  write_1d(g, "mismatch", H5T_NATIVE_UINT8, v.mismatch.data(), n, path);
+  write_1d(g, "rank_moved", H5T_NATIVE_UINT8, v.rank_moved.data(), n, path);
+  {
+    H5Id gm = make_group(g, "metrics", path);
+    std::vector<std::size_t> all(n);
+    for (std::size_t i = 0; i < n; ++i) all[i] = i;
+    for (std::size_t m = 0; m < n_metrics; ++m) {
+      const auto col = column(v.metrics, n_metrics, m, all);
+      write_1d(gm, metric_names()[m], H5T_NATIVE_DOUBLE, col.data(), n, path);
+    }
+  }
+  {
+    H5Id gp = make_group(g, "params", path);
+    const std::size_t n_params = results.param_names.size();
+    for (auto r : v.rows)
+      if (r >= results.n_rows()) throw Error(ErrorCategory::internal, path + ": verification row past the end");
+    for (std::size_t p = 0; p < n_params; ++p) {
+      const auto col = column(results.params, n_params, p, v.rows);
+      write_1d(gp, results.param_names[p], H5T_NATIVE_DOUBLE, col.data(), n, path);
+    }
+  }
+  write_string(g, "window", v.window, path, true);
+  write_number_attribute(g, "window_begin", static_cast<double>(v.window_begin), path);
+  write_number_attribute(g, "window_end", static_cast<double>(v.window_end), path);
+  write_number_attribute(g, "same_window", v.same_window ? 1.0 : 0.0, path);
+  write_string(g, "objective", v.objective.metric, path, true);
+  write_string(g, "direction", v.objective.maximize ? "max" : "min", path, true);
+  write_number_attribute(g, "min_trades", v.objective.min_trades, path);
+  write_string(g, "sweep_precision", v.sweep_precision, path, true);
+  write_number_attribute(g, "mismatch_checked", v.mismatch_checked ? 1.0 : 0.0, path);
+  write_number_attribute(g, "rank_checked", v.rank_checked ? 1.0 : 0.0, path);
+  write_number_attribute(g, "rank_threshold", static_cast<double>(v.rank_threshold), path);
+  write_number_attribute(g, "n_mismatches", static_cast<double>(v.n_mismatches()), path);
+  write_number_attribute(g, "n_rank_moved", static_cast<double>(v.n_rank_moved()), path);
+  write_number_attribute(g, "threads", static_cast<double>(v.threads), path);
+  write_number_attribute(g, "seconds", v.seconds, path);
+}
+
 }  // namespace
 
+std::size_t VerificationResults::n_mismatches() const {
+  return static_cast<std::size_t>(std::count(mismatch.begin(), mismatch.end(), std::uint8_t{1}));
+}
+
+std::size_t VerificationResults::n_rank_moved() const {
+  return static_cast<std::size_t>(std::count(rank_moved.begin(), rank_moved.end(), std::uint8_t{1}));
+}
+
 void write_results_hdf5(const std::string& path, const SweepResults& results,
-                        const std::string& config_yaml, const RunProfile& profile) {
+                        const std::string& config_yaml, const RunProfile& profile,
+                        const VerificationResults* verification) {
   ensure_parent_directory(path);
   AtomicOutput out(path);
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
@@ -177,9 +237,32 @@ void write_results_hdf5(const std::string& path, const SweepResults& results,
       for (const auto& [k, v] : profile.text) write_string(g, k, v, path, true);
       for (const auto& [k, v] : profile.numbers) write_number_attribute(g, k, v, path);
     }
+    if (verification) write_verify_group(file, results, *verification, path);
     write_string(file, "kbt_version", version_string, path, true);
     write_number_attribute(file, "complete", 1.0, path);
     check(H5Fflush(file, H5F_SCOPE_GLOBAL), "file", path);
+  }
+  out.commit();
+}
+
+void write_verification_hdf5(const std::string& in_path, const std::string& out_path,
+                             const VerificationResults& verification) {
+  // The params of the candidates come from the file itself.
+  const LoadedResults loaded = read_results_hdf5(in_path);
+  ensure_parent_directory(out_path);
+  AtomicOutput out(out_path);
+  std::error_code ec;
+  std::filesystem::copy_file(in_path, out.temp_path(), std::filesystem::copy_options::overwrite_existing, ec);
+  if (ec) throw Error(ErrorCategory::io, "cannot copy '" + in_path + "' to '" + out.temp_path() + "': " + ec.message());
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  {
+    H5Id file(checked(H5Fopen(out.temp_path().c_str(), H5F_ACC_RDWR, H5P_DEFAULT), "file", out_path), H5Fclose);
+    // The old group's space is not reclaimed (HDF5 never shrinks a file); its
+    // size is small next to the sweep's datasets.
+    if (H5Lexists(file, "verify", H5P_DEFAULT) > 0)
+      check(H5Ldelete(file, "verify", H5P_DEFAULT), "(delete) group /verify", out_path);
+    write_verify_group(file, loaded.results, verification, out_path);
+    check(H5Fflush(file, H5F_SCOPE_GLOBAL), "file", out_path);
   }
   out.commit();
 }

@@ -5,6 +5,7 @@
 #include <kbt/results.hpp>
 
 #include <filesystem>
+#include <optional>
 
 namespace kbt {
 namespace {
@@ -79,7 +80,99 @@ std::string read_string_attribute(hid_t obj, const std::string& name, const std:
   return out;
 }
 
+double read_number_attribute(hid_t obj, const std::string& name, const std::string& path) {
+  hid_t attr = H5Aopen(obj, name.c_str(), H5P_DEFAULT);
+  if (attr < 0) fail(path, "missing attribute " + name);
+  Closer c{attr, H5Aclose};
+  double v = 0;
+  if (H5Aread(attr, H5T_NATIVE_DOUBLE, &v) < 0) fail(path, "cannot read attribute " + name);
+  return v;
+}
+
+// Every attribute of /profile: strings as text, anything else as a number.
+RunProfile read_profile(hid_t file, const std::string& path) {
+  RunProfile profile;
+  if (H5Lexists(file, "profile", H5P_DEFAULT) <= 0) return profile;
+  hid_t g = H5Gopen2(file, "profile", H5P_DEFAULT);
+  if (g < 0) fail(path, "cannot open group /profile");
+  Closer cg{g, H5Gclose};
+  // H5Aiterate2 (not H5Oget_info, whose signature changed in HDF5 1.12).
+  std::vector<std::string> names;
+  hsize_t idx = 0;
+  const auto collect = [](hid_t, const char* name, const H5A_info_t*, void* data) -> herr_t {
+    static_cast<std::vector<std::string>*>(data)->push_back(name);
+    return 0;
+  };
+  if (H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, collect, &names) < 0)
+    fail(path, "cannot list the attributes of /profile");
+  for (const auto& name : names) {
+    hid_t attr = H5Aopen(g, name.c_str(), H5P_DEFAULT);
+    if (attr < 0) fail(path, "cannot read attribute " + name + " of /profile");
+    Closer ca{attr, H5Aclose};
+    hid_t type = H5Aget_type(attr);
+    Closer ct{type, H5Tclose};
+    if (H5Tget_class(type) == H5T_STRING)
+      profile.set(name, read_string_attribute(g, name, path));
+    else
+      profile.set(name, read_number_attribute(g, name, path));
+  }
+  return profile;
+}
+
+// /verify, when present (docs/verify.md).
+std::optional<VerificationResults> read_verification(hid_t file, std::size_t n_rows, const std::string& path) {
+  if (H5Lexists(file, "verify", H5P_DEFAULT) <= 0) return std::nullopt;
+  VerificationResults v;
+  v.rows = read_1d<std::uint64_t>(file, "verify/row", H5T_NATIVE_UINT64, path);
+  v.combo_ids = read_1d<std::uint64_t>(file, "verify/combo_id", H5T_NATIVE_UINT64, path);
+  v.rank_before = read_1d<std::uint64_t>(file, "verify/rank_before", H5T_NATIVE_UINT64, path);
+  v.rank_after = read_1d<std::uint64_t>(file, "verify/rank_after", H5T_NATIVE_UINT64, path);
+  v.mismatch = read_1d<std::uint8_t>(file, "verify/mismatch", H5T_NATIVE_UINT8, path);
+  v.rank_moved = read_1d<std::uint8_t>(file, "verify/rank_moved", H5T_NATIVE_UINT8, path);
+  const std::size_t n = v.combo_ids.size();
+  const auto same_length = [&](std::size_t size, const char* name) {
+    if (size != n) fail(path, std::string("dataset /verify/") + name + " has the wrong length");
+  };
+  same_length(v.rows.size(), "row");
+  same_length(v.rank_before.size(), "rank_before");
+  same_length(v.rank_after.size(), "rank_after");
+  same_length(v.mismatch.size(), "mismatch");
+  same_length(v.rank_moved.size(), "rank_moved");
+  for (auto r : v.rows)
+    if (r >= n_rows) fail(path, "dataset /verify/row refers to a row past the end");
+  v.metrics.assign(n * n_metrics, 0.0);
+  for (std::size_t m = 0; m < n_metrics; ++m) {
+    const std::string name = std::string("verify/metrics/") + metric_names()[m];
+    const auto col = read_1d<double>(file, name, H5T_NATIVE_DOUBLE, path);
+    if (col.size() != n) fail(path, "dataset /" + name + " has the wrong length");
+    for (std::size_t i = 0; i < n; ++i) v.metrics[i * n_metrics + m] = col[i];
+  }
+  hid_t g = H5Gopen2(file, "verify", H5P_DEFAULT);
+  Closer cg{g, H5Gclose};
+  const std::string where = path + " /verify";
+  v.window = read_string_attribute(g, "window", where);
+  v.window_begin = static_cast<std::uint64_t>(read_number_attribute(g, "window_begin", where));
+  v.window_end = static_cast<std::uint64_t>(read_number_attribute(g, "window_end", where));
+  v.same_window = read_number_attribute(g, "same_window", where) != 0;
+  v.objective.metric = read_string_attribute(g, "objective", where);
+  v.objective.maximize = read_string_attribute(g, "direction", where) == "max";
+  v.objective.min_trades = read_number_attribute(g, "min_trades", where);
+  v.sweep_precision = read_string_attribute(g, "sweep_precision", where);
+  v.mismatch_checked = read_number_attribute(g, "mismatch_checked", where) != 0;
+  v.rank_checked = read_number_attribute(g, "rank_checked", where) != 0;
+  v.rank_threshold = static_cast<std::int64_t>(read_number_attribute(g, "rank_threshold", where));
+  v.threads = static_cast<unsigned>(read_number_attribute(g, "threads", where));
+  v.seconds = read_number_attribute(g, "seconds", where);
+  return v;
+}
+
 }  // namespace
+
+std::string LoadedResults::profile_text(const std::string& key) const {
+  for (const auto& [k, v] : profile.text)
+    if (k == key) return v;
+  return {};
+}
 
 LoadedResults read_results_hdf5(const std::string& path) {
   if (!std::filesystem::exists(path)) throw Error(ErrorCategory::io, path + ": no such file");
@@ -138,6 +231,8 @@ LoadedResults read_results_hdf5(const std::string& path) {
     r.maximize = read_string_attribute(g, "direction", path) == "max";
   }
   loaded.config_yaml = read_string(file, "config", path);
+  loaded.profile = read_profile(file, path);
+  loaded.verification = read_verification(file, n, path);
   return loaded;
 }
 

@@ -1,0 +1,70 @@
+#pragma once
+// The verification stage (SPEC §7, docs/verify.md): the top-N candidates of a
+// sweep re-run one by one through the reference engine in fp64, in parallel on
+// host threads, optionally on another scoring window and objective. The result
+// never depends on the thread count: every candidate is simulated on its own
+// and written to its own slot.
+
+#include <kbt/bar_data.hpp>
+#include <kbt/config.hpp>
+#include <kbt/results.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace kbt {
+
+struct VerifyRequest {
+  std::int64_t top_n = 5000;  // candidates, best first by the sweep's objective
+  int threads = 0;            // host threads; 0 = all cores
+  // Scoring window: a bar index or a UTC timestamp (ns) for each end (not both).
+  // An absent start keeps simulation.score_start; an absent end is the data's end.
+  std::optional<std::int64_t> score_start_bar, score_start_time_ns;
+  std::optional<std::int64_t> score_end_bar, score_end_time_ns;
+  std::optional<Objective> objective;  // ranks after; default: the sweep's objective
+  std::string sweep_precision = "fp64";  // "fp32" sweeps are checked by rank, not bits
+  std::int64_t rank_threshold = 10;      // rank_moved: |after - before| above this
+};
+
+// The request that `verify:` in the run config describes (top_n, threads,
+// score_start, score_end).
+VerifyRequest verify_request_from_config(const RunConfig& config);
+
+// Verifies the top request.top_n eligible rows of `sweep` (ordered by
+// config.sweep.objective, ties by combo id) on `bars`, which must be the data
+// the sweep ran on. periods_per_year is resolved once from all the bars, as the
+// sweep does. Throws kbt::Error(config) for a bad window, objective or
+// top_n < 0, kbt::Error(data_format) when `sweep` lacks a strategy param.
+VerificationResults verify_candidates(const RunConfig& config, const BarData& bars, const SweepResults& sweep,
+                                      const VerifyRequest& request);
+
+// A few lines for the terminal: counts, window, objective, mismatches, rank
+// correlation and the best `show` candidates by verified rank with their rank
+// before.
+std::string format_verification_summary(const VerificationResults& verification, const SweepResults& sweep,
+                                        std::size_t show = 10);
+
+// Spearman rank correlation between rank_before and rank_after over the
+// candidates that are still eligible after verification (NaN below 2).
+double verification_rank_correlation(const VerificationResults& verification);
+
+// What re-running the combos of a results file needs: the file, its /config
+// (parsed; data_path replaced by the profile's absolute data_path) and the
+// data it ran on (kbt::Error(io) when the file is gone, kbt::Error(data_format)
+// when its bar count differs from the run's).
+struct ResultsRerun {
+  LoadedResults loaded;
+  RunConfig config;
+  BarData bars;
+};
+ResultsRerun open_results_for_rerun(const std::string& results_path);
+
+// Parses a window bound given on the command line: an integer is a bar index,
+// anything else an ISO-8601 UTC timestamp. Exactly one of bar / time_ns is set.
+// Throws kbt::Error(config) naming `what` when it is neither.
+void parse_window_bound(const std::string& text, const std::string& what, std::optional<std::int64_t>& bar,
+                        std::optional<std::int64_t>& time_ns);
+
+}  // namespace kbt

@@ -1,0 +1,119 @@
+// `kbt plot RESULTS.h5`: a heatmap of a metric over two params (--x, --y), or
+// the equity curve and drawdown of one combo (--combo), drawn by gnuplot.
+
+#include <CLI/CLI.hpp>
+#include <kbt/backtest.hpp>
+#include <kbt/error.hpp>
+#include <kbt/param_grid.hpp>
+#include <kbt/results.hpp>
+#include <kbt/verify.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "cli/commands.hpp"
+#include "plot/plots.hpp"
+
+namespace kbt::cli {
+namespace {
+
+struct PlotArgs {
+  std::string results_path, x, y, metric, agg = "best", out, score_start, score_end;
+  std::uint64_t combo = 0;
+  bool has_combo = false;
+};
+
+std::string number_text(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+void plot_heatmap(const PlotArgs& a) {
+  const LoadedResults loaded = read_results_hdf5(a.results_path);
+  plot::HeatmapRequest request;
+  request.x = a.x;
+  request.y = a.y;
+  request.metric = a.metric;
+  request.agg = a.agg;
+  const plot::HeatmapGrid grid = plot::heatmap_grid(loaded.results, request);
+  plot::write_heatmap_png(grid, a.out, a.results_path + ": " + grid.metric + " over " + a.x + " x " + a.y);
+  std::printf("heatmap: %s (%zu x %zu cells)\n", a.out.c_str(), grid.xs.size(), grid.ys.size());
+}
+
+void plot_equity(const PlotArgs& a) {
+  const ResultsRerun rerun = open_results_for_rerun(a.results_path);
+  const SweepResults& r = rerun.loaded.results;
+  // The combo's values: its row when the run simulated it, else the grid's.
+  std::vector<double> values(r.param_names.size());
+  std::vector<std::string> names = r.param_names;
+  const auto it = std::find(r.combo_ids.begin(), r.combo_ids.end(), a.combo);
+  if (it != r.combo_ids.end()) {
+    const std::size_t row = static_cast<std::size_t>(it - r.combo_ids.begin());
+    std::copy_n(&r.params[row * values.size()], values.size(), values.begin());
+  } else {
+    const ParamGrid grid(rerun.config.strategy.params);
+    if (a.combo >= grid.n_combos())
+      throw Error(ErrorCategory::config, "--combo " + std::to_string(a.combo) + ": the grid has only " +
+                                             std::to_string(grid.n_combos()) + " combos (ids 0.." +
+                                             std::to_string(grid.n_combos() - 1) + ")");
+    values.resize(grid.n_params());
+    grid.combo_values(a.combo, values.data());
+    names.clear();
+    for (const auto& p : grid.axes()) names.push_back(p.name);
+  }
+  std::map<std::string, double> params;
+  std::string described;
+  for (std::size_t p = 0; p < values.size(); ++p) {
+    params[names[p]] = values[p];
+    described += (described.empty() ? "" : ", ") + names[p] + "=" + number_text(values[p]);
+  }
+  SimulationOptions options;
+  options.keep_equity = true;
+  RunConfig config = rerun.config;
+  if (!a.score_start.empty()) {
+    parse_window_bound(a.score_start, "--score-start", config.simulation.score_start_bar,
+                       config.simulation.score_start_time_ns);
+  }
+  if (!a.score_end.empty())
+    parse_window_bound(a.score_end, "--score-end", options.score_end_bar, options.score_end_time_ns);
+  const SimulationResult sim = run_backtest(config, rerun.bars, params, options);
+  const auto metric = [&](Metric m) { return number_text(sim.metrics[static_cast<int>(m)]); };
+  const std::string title = "combo " + std::to_string(a.combo) + ": " + described + "\nsharpe " +
+                            metric(Metric::sharpe) + ", total return " + metric(Metric::total_return) +
+                            ", max drawdown " + metric(Metric::max_drawdown) + ", trades " +
+                            metric(Metric::n_trades);
+  plot::write_equity_png(rerun.bars, sim, a.out, title);
+  std::printf("equity: %s (combo %llu: %s, bars [%zu, %zu))\n", a.out.c_str(),
+              static_cast<unsigned long long>(a.combo), described.c_str(), sim.window.begin, sim.window.end);
+}
+
+}  // namespace
+
+void add_plot_command(CLI::App& app) {
+  static PlotArgs args;
+  auto* cmd = app.add_subcommand("plot", "Draw a heatmap (--x, --y) or one combo's equity curve (--combo) as PNG");
+  cmd->add_option("results", args.results_path, "Results HDF5 file written by kbt run")->required();
+  cmd->add_option("--out", args.out, "PNG file to write")->required();
+  auto* x = cmd->add_option("--x", args.x, "Heatmap: parameter on the x axis");
+  auto* y = cmd->add_option("--y", args.y, "Heatmap: parameter on the y axis");
+  cmd->add_option("--metric", args.metric, "Heatmap: metric to colour by (default: the run's objective)");
+  cmd->add_option("--agg", args.agg, "Heatmap: best (other params at the best combo's values), max or median")
+      ->capture_default_str();
+  auto* combo = cmd->add_option("--combo", args.combo, "Equity plot of this combo id (re-simulated)");
+  cmd->add_option("--score-start", args.score_start, "Equity plot: window start (bar index or UTC timestamp)");
+  cmd->add_option("--score-end", args.score_end, "Equity plot: window end, exclusive (bar index or UTC timestamp)");
+  x->needs(y);
+  y->needs(x);
+  combo->excludes(x);
+  combo->excludes(y);
+  cmd->callback([=] {
+    if (combo->count() > 0) return plot_equity(args);
+    if (x->count() == 0)
+      throw Error(ErrorCategory::config, "kbt plot needs --x and --y (heatmap) or --combo ID (equity curve)");
+    plot_heatmap(args);
+  });
+}
+
+}  // namespace kbt::cli

@@ -1,0 +1,186 @@
+// Heatmap of one metric over two params of a results file.
+
+#include <kbt/error.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <map>
+
+#include "config/suggest.hpp"
+#include "plot/gnuplot_runner.hpp"
+#include "plot/plots.hpp"
+
+namespace kbt::plot {
+namespace {
+
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+std::string number_text(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+[[noreturn]] void unknown(const std::string& what, const std::string& name, const std::vector<std::string>& known) {
+  const std::string guess = kbt::detail::closest_match(name, known);
+  throw Error(ErrorCategory::config, "unknown " + what + " '" + name + "'" +
+                                         (guess.empty() ? "" : "; did you mean '" + guess + "'?") + " (" + what +
+                                         "s: " + join(known) + ")");
+}
+
+std::size_t param_position(const SweepResults& r, const std::string& name, const std::string& option) {
+  const auto it = std::find(r.param_names.begin(), r.param_names.end(), name);
+  if (it == r.param_names.end()) {
+    if (r.param_names.empty())
+      throw Error(ErrorCategory::config, option + ": unknown parameter '" + name + "' (the run has no parameters)");
+    unknown("parameter", name, r.param_names);
+  }
+  return static_cast<std::size_t>(it - r.param_names.begin());
+}
+
+std::vector<double> distinct_sorted(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+std::size_t index_in(const std::vector<double>& sorted, double value) {
+  return static_cast<std::size_t>(std::lower_bound(sorted.begin(), sorted.end(), value) - sorted.begin());
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// gnuplot tic labels at cell indices, at most ~16 of them.
+std::string tics(const std::vector<double>& values) {
+  const std::size_t step = std::max<std::size_t>(1, (values.size() + 15) / 16);
+  std::string out = "(";
+  for (std::size_t i = 0; i < values.size(); i += step)
+    out += (i == 0 ? "" : ", ") + detail::quote(number_text(values[i])) + " " + std::to_string(i);
+  return out + ")";
+}
+
+}  // namespace
+
+HeatmapGrid heatmap_grid(const SweepResults& r, const HeatmapRequest& request) {
+  HeatmapGrid g;
+  g.metric = request.metric.empty() ? r.objective_metric : request.metric;
+  g.agg = request.agg;
+  g.x = request.x;
+  g.y = request.y;
+  const int metric = metric_index(g.metric);
+  if (metric < 0) {
+    std::vector<std::string> names(metric_names().begin(), metric_names().end());
+    unknown("metric", g.metric, names);
+  }
+  if (g.agg != "best" && g.agg != "max" && g.agg != "median")
+    throw Error(ErrorCategory::config, "unknown aggregation '" + g.agg + "' (best, max or median)");
+  const std::size_t px = param_position(r, request.x, "--x"), py = param_position(r, request.y, "--y");
+  if (px == py) throw Error(ErrorCategory::config, "--x and --y both name '" + request.x + "'; give two parameters");
+  const std::size_t n_params = r.param_names.size(), n = r.n_rows();
+
+  if (!r.top_k.empty()) g.best_row = r.top_k.front();
+  if (g.agg == "best" && !g.best_row)
+    throw Error(ErrorCategory::config, "--agg best fixes the other parameters at the best combo's values, but the "
+                                       "run has no eligible combo (empty top-K); use --agg max or --agg median");
+
+  std::vector<double> xs, ys;
+  for (std::size_t i = 0; i < n; ++i) {
+    xs.push_back(r.params[i * n_params + px]);
+    ys.push_back(r.params[i * n_params + py]);
+  }
+  g.xs = distinct_sorted(xs);
+  g.ys = distinct_sorted(ys);
+  const std::size_t nx = g.xs.size();
+  std::map<std::size_t, std::vector<double>> cells;  // cell -> finite values
+  for (std::size_t i = 0; i < n; ++i) {
+    if (g.agg == "best") {
+      bool same = true;
+      for (std::size_t p = 0; p < n_params; ++p)
+        if (p != px && p != py && r.params[i * n_params + p] != r.params[*g.best_row * n_params + p]) same = false;
+      if (!same) continue;
+    }
+    const double v = r.metrics[i * n_metrics + static_cast<std::size_t>(metric)];
+    auto& cell = cells[index_in(g.ys, ys[i]) * nx + index_in(g.xs, xs[i])];
+    if (!std::isnan(v)) cell.push_back(v);
+  }
+  g.z.assign(nx * g.ys.size(), nan);
+  for (const auto& [cell, values] : cells) {
+    if (values.empty()) continue;
+    g.z[cell] = g.agg == "median" ? median(values) : *std::max_element(values.begin(), values.end());
+  }
+  if (g.best_row) {
+    g.best_ix = index_in(g.xs, r.params[*g.best_row * n_params + px]);
+    g.best_iy = index_in(g.ys, r.params[*g.best_row * n_params + py]);
+    g.best_combo = r.combo_ids[*g.best_row];
+    g.best_value = r.metrics[*g.best_row * n_metrics + static_cast<std::size_t>(metric)];
+    for (std::size_t p = 0; p < n_params; ++p)
+      if (p != px && p != py)
+        g.fixed += (g.fixed.empty() ? "" : ", ") + r.param_names[p] + "=" +
+                   number_text(r.params[*g.best_row * n_params + p]);
+  }
+  return g;
+}
+
+void write_heatmap_png(const HeatmapGrid& g, const std::string& out_path,
+                       const std::string& title) {
+  const std::size_t nx = g.xs.size(), ny = g.ys.size();
+  if (std::none_of(g.z.begin(), g.z.end(), [](double v) { return !std::isnan(v); }))
+    throw Error(ErrorCategory::config, "no combo has a finite " + g.metric + " to plot");
+  detail::ScratchDirectory scratch;
+  const std::string data_path = scratch.file("cells.dat");
+  {
+    std::ofstream data(data_path);
+    data.precision(17);
+    for (std::size_t iy = 0; iy < ny; ++iy)
+      for (std::size_t ix = 0; ix < nx; ++ix) {
+        const double v = g.z[iy * nx + ix];
+        data << ix << ' ' << iy << ' ';
+        if (std::isnan(v)) data << "NaN\n";
+        else data << v << '\n';
+      }
+    if (!data.flush()) throw Error(ErrorCategory::io, "cannot write '" + data_path + "'");
+  }
+  std::string subtitle = g.agg == "best"   ? (g.fixed.empty() ? std::string("every combo; blank: not simulated or NaN")
+                                                               : "other parameters at the best combo's: " + g.fixed)
+                         : g.agg == "max" ? "max over the other parameters"
+                                           : "median over the other parameters";
+  std::string s;
+  s += "set title " + detail::quote(title + "\n" + subtitle) + " noenhanced\n";
+  s += "set xlabel " + detail::quote(g.x) + " noenhanced\nset ylabel " + detail::quote(g.y) + " noenhanced\n";
+  s += "set xrange [-0.5:" + std::to_string(nx) + "-0.5]\nset yrange [-0.5:" + std::to_string(ny) + "-0.5]\n";
+  s += "set xtics " + tics(g.xs) + " out nomirror\nset ytics " + tics(g.ys) + " out nomirror\n";
+  s += "set cblabel " + detail::quote(g.metric + (g.agg == "best" ? "" : " (" + g.agg + ")")) + " noenhanced\n";
+  s += "set palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')\n";
+  s += "set style textbox opaque noborder\nset tics front\n";
+  std::string best_plot;
+  if (g.best_row) {
+    const double v = g.best_value;
+    const bool right_half = g.best_ix * 2 >= nx;
+    std::string text = "best combo " + std::to_string(g.best_combo) + ": " + g.metric + " " +
+                       (std::isnan(v) ? std::string("nan") : number_text(v)) + " (" + g.x +
+                       "=" + number_text(g.xs[g.best_ix]) + ", " + g.y + "=" + number_text(g.ys[g.best_iy]) + ")";
+    s += "set label 1 " + detail::quote(text) + " at " + std::to_string(g.best_ix) + "," +
+         std::to_string(g.best_iy) + (right_half ? " right offset -1.6,1.2" : " left offset 1.6,1.2") +
+         " front boxed noenhanced\n";
+    best_plot = ", '-' using 1:2 with points pt 6 ps 3 lw 2.5 lc rgb 'red' notitle";
+  }
+  s += "plot " + detail::quote(data_path) +
+       " using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1.0 noborder fc palette notitle" + best_plot + "\n";
+  if (g.best_row) s += std::to_string(g.best_ix) + " " + std::to_string(g.best_iy) + "\ne\n";
+  detail::run_gnuplot(s, out_path, scratch);
+}
+
+}  // namespace kbt::plot

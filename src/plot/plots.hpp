@@ -1,0 +1,56 @@
+#pragma once
+// Pictures of results (`kbt plot`, `output.heatmap` of `kbt run`), drawn by
+// gnuplot (pngcairo terminal). kbt writes the data to a temporary directory,
+// runs gnuplot from PATH, and moves the PNG into place only when gnuplot
+// succeeded (docs/verify.md "Plots").
+
+#include <kbt/bar_data.hpp>
+#include <kbt/reference/simulator.hpp>
+#include <kbt/results.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kbt::plot {
+
+// Full path of the gnuplot executable found on PATH, or "" when there is none.
+std::string find_gnuplot();
+
+struct HeatmapRequest {
+  std::string x, y;           // two distinct parameter names
+  std::string metric;         // a metric name; empty: the run's objective
+  std::string agg = "best";   // best: other params at the best combo's values; max | median over them
+};
+
+// The cells of a heatmap: z[iy * xs.size() + ix], NaN where no combo (or only
+// NaN values) falls.
+struct HeatmapGrid {
+  std::string x, y;            // the two params
+  std::vector<double> xs, ys;  // sorted distinct values of the two params
+  std::vector<double> z;
+  std::string metric, agg;
+  // The run's best combo (top-K rank 1), when there is one: its cell and value.
+  std::optional<std::size_t> best_row;
+  std::size_t best_ix = 0, best_iy = 0;
+  std::uint64_t best_combo = 0;
+  double best_value = 0;  // the best combo's own metric value (not the cell's aggregate)
+  std::string fixed;  // "k=1.5, n=3": the other params' values (agg best)
+};
+
+// Throws kbt::Error(config) for an unknown or repeated param, an unknown metric
+// or aggregation (the message lists what exists), and for agg best without a
+// best combo.
+HeatmapGrid heatmap_grid(const SweepResults& results, const HeatmapRequest& request);
+
+// Draws the grid as a PNG at `out_path`. kbt::Error(unsupported) without gnuplot.
+void write_heatmap_png(const HeatmapGrid& grid, const std::string& out_path,
+                       const std::string& title);
+
+// The equity curve and its drawdown (two panels) of one simulated combo; the
+// result must have been simulated with keep_equity.
+void write_equity_png(const BarData& bars, const SimulationResult& result, const std::string& out_path,
+                      const std::string& title);
+
+}  // namespace kbt::plot

@@ -1,0 +1,165 @@
+// The verification stage: top-N candidates re-run on the reference engine.
+
+#include <kbt/config_loader.hpp>
+#include <kbt/data/time_format.hpp>
+#include <kbt/error.hpp>
+#include <kbt/lang/compiler.hpp>
+#include <kbt/reference/evaluator.hpp>
+#include <kbt/reference/simulator.hpp>
+#include <kbt/top_k.hpp>
+#include <kbt/verify.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include "sweep/host_parallel.hpp"
+
+namespace kbt {
+namespace {
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+bool same_objective(const Objective& a, const Objective& b) {
+  return a.metric == b.metric && a.maximize == b.maximize && a.min_trades == b.min_trades;
+}
+
+std::string describe_window(const BarData& bars, const ScoringWindow& w) {
+  return "bars [" + std::to_string(w.begin) + ", " + std::to_string(w.end) + "): " +
+         format_iso8601_utc(bars.timestamps[w.begin]) + " to " + format_iso8601_utc(bars.timestamps[w.end - 1]);
+}
+
+// The window of the verification: the request's bounds, else the sweep's start
+// and the data's end. Errors name the verify keys, not simulation.score_start.
+ScoringWindow verify_window(const BarData& bars, const SimulationSettings& sim, const SimulationOptions& opts) {
+  try {
+    return resolve_scoring_window(bars, sim, opts);
+  } catch (const Error& e) {
+    throw Error(e.category(), std::string("verification window (verify.score_start / verify.score_end): ") + e.what());
+  }
+}
+
+}  // namespace
+
+VerifyRequest verify_request_from_config(const RunConfig& config) {
+  VerifyRequest r;
+  r.top_n = config.verify.top_n;
+  r.threads = config.verify.threads;
+  r.score_start_bar = config.verify.score_start_bar;
+  r.score_start_time_ns = config.verify.score_start_time_ns;
+  r.score_end_bar = config.verify.score_end_bar;
+  r.score_end_time_ns = config.verify.score_end_time_ns;
+  r.sweep_precision = config.sweep.precision;
+  return r;
+}
+
+VerificationResults verify_candidates(const RunConfig& config, const BarData& bars, const SweepResults& sweep,
+                                      const VerifyRequest& request) {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  if (request.top_n < 0) throw Error(ErrorCategory::config, "verify.top_n must be >= 0");
+  if (request.rank_threshold < 0) throw Error(ErrorCategory::config, "verification rank threshold must be >= 0");
+  const Objective& sweep_objective = config.sweep.objective;
+  const Objective objective = request.objective.value_or(sweep_objective);
+  if (metric_index(objective.metric) < 0)
+    throw Error(ErrorCategory::config, "verification objective: unknown metric '" + objective.metric + "'");
+  if (request.score_start_bar && request.score_start_time_ns)
+    throw Error(ErrorCategory::config, "verify.score_start: give a bar index or a timestamp, not both");
+
+  // Settings shared by every candidate: periods_per_year resolved once (the
+  // simulator would infer it again per call), the verification window.
+  SimulationSettings sim = config.simulation;
+  sim.periods_per_year = resolve_periods_per_year(bars, config.simulation);
+  if (request.score_start_bar || request.score_start_time_ns) {
+    sim.score_start_bar = request.score_start_bar;
+    sim.score_start_time_ns = request.score_start_time_ns;
+  }
+  SimulationOptions options;
+  options.score_end_bar = request.score_end_bar;
+  options.score_end_time_ns = request.score_end_time_ns;
+  const ScoringWindow window = verify_window(bars, sim, options);
+  const ScoringWindow sweep_window = resolve_scoring_window(bars, config.simulation);
+
+  const Program program = compile_strategy(config.strategy, schema_of(bars));
+  // Column of each program param in sweep.params (the file may order them differently).
+  std::vector<std::size_t> param_column;
+  for (const auto& name : program.param_names) {
+    const auto it = std::find(sweep.param_names.begin(), sweep.param_names.end(), name);
+    if (it == sweep.param_names.end())
+      throw Error(ErrorCategory::data_format, "the sweep results have no column for parameter '" + name + "'");
+    param_column.push_back(static_cast<std::size_t>(it - sweep.param_names.begin()));
+  }
+  const std::size_t n_sweep_params = sweep.param_names.size();
+
+  VerificationResults v;
+  const auto candidates =
+      select_top_k(sweep.metrics, sweep.combo_ids, sweep_objective, static_cast<std::size_t>(request.top_n));
+  const std::size_t n = candidates.size();
+  v.rows.assign(candidates.begin(), candidates.end());
+  for (std::size_t i = 0; i < n; ++i) {
+    v.combo_ids.push_back(sweep.combo_ids[candidates[i]]);
+    v.rank_before.push_back(i + 1);
+  }
+  v.metrics.assign(n * n_metrics, 0.0);
+  v.threads = detail::resolve_thread_count(request.threads);
+
+  detail::host_parallel_for(n, v.threads, [&](std::size_t i) {
+    std::vector<double> values(param_column.size());
+    const double* row = &sweep.params[candidates[i] * n_sweep_params];
+    for (std::size_t p = 0; p < values.size(); ++p) values[p] = row[param_column[p]];
+    const StrategyOutputs signals = evaluate_strategy_reference(program, bars, values.data());
+    const SimulationResult r = simulate_reference(bars, sim, signals, options);
+    std::copy(r.metrics.begin(), r.metrics.end(), v.metrics.begin() + static_cast<std::ptrdiff_t>(i * n_metrics));
+  });
+
+  v.rank_after.assign(n, 0);
+  const auto order = select_top_k(v.metrics, v.combo_ids, objective, n);
+  for (std::size_t j = 0; j < order.size(); ++j) v.rank_after[order[j]] = j + 1;
+
+  v.window_begin = window.begin;
+  v.window_end = window.end;
+  v.window = describe_window(bars, window);
+  v.same_window = window.begin == sweep_window.begin && window.end == sweep_window.end;
+  v.objective = objective;
+  v.sweep_precision = request.sweep_precision;
+  v.rank_threshold = request.rank_threshold;
+  const bool fp64 = request.sweep_precision == "fp64";
+  v.mismatch_checked = v.same_window && fp64;
+  v.rank_checked = v.same_window && !fp64 && same_objective(objective, sweep_objective);
+  v.mismatch.assign(n, 0);
+  v.rank_moved.assign(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (v.mismatch_checked) {
+      const double* before = &sweep.metrics[candidates[i] * n_metrics];
+      const double* after = &v.metrics[i * n_metrics];
+      for (std::size_t m = 0; m < n_metrics; ++m)
+        if (!same_bits(before[m], after[m])) v.mismatch[i] = 1;
+    }
+    if (v.rank_checked) {
+      const auto a = static_cast<std::int64_t>(v.rank_after[i]), b = static_cast<std::int64_t>(v.rank_before[i]);
+      if (a == 0 || std::llabs(a - b) > request.rank_threshold) v.rank_moved[i] = 1;
+    }
+  }
+  v.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return v;
+}
+
+void parse_window_bound(const std::string& text, const std::string& what, std::optional<std::int64_t>& bar,
+                        std::optional<std::int64_t>& time_ns) {
+  bar.reset();
+  time_ns.reset();
+  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos && text.size() < 19) {
+    bar = std::stoll(text);
+    return;
+  }
+  if (const auto t = parse_utc_timestamp_ns(text)) {
+    time_ns = *t;
+    return;
+  }
+  throw Error(ErrorCategory::config, what + ": '" + text +
+                                         "' is neither a bar index (integer >= 0) nor an ISO-8601 UTC timestamp "
+                                         "such as 2021-06-01 or 2021-06-01T12:00:00Z");
+}
+
+}  // namespace kbt

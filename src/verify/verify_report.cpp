@@ -1,0 +1,135 @@
+// The verification summary printed by `kbt run` and `kbt verify`.
+
+#include <kbt/verify.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <vector>
+
+namespace kbt {
+namespace {
+
+std::string format_number(double v) {
+  if (std::isnan(v)) return "nan";
+  char buf[64];
+  if (v == std::floor(v) && std::fabs(v) < 1e15) std::snprintf(buf, sizeof buf, "%.0f", v);
+  else if (std::fabs(v) >= 1e5 || std::fabs(v) < 1e-3) std::snprintf(buf, sizeof buf, "%.4g", v);
+  else std::snprintf(buf, sizeof buf, "%.4f", v);
+  return buf;
+}
+
+std::string printf_string(const char* fmt, double a, double b = 0) {
+  char buf[128];
+  std::snprintf(buf, sizeof buf, fmt, a, b);
+  return buf;
+}
+
+// Left-aligned first column, right-aligned others, two spaces apart.
+std::string format_table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> width;
+  for (const auto& r : rows)
+    for (std::size_t c = 0; c < r.size(); ++c) {
+      if (width.size() <= c) width.push_back(0);
+      width[c] = std::max(width[c], r[c].size());
+    }
+  std::string out;
+  for (const auto& r : rows) {
+    std::string line = "  ";
+    for (std::size_t c = 0; c < r.size(); ++c) {
+      const std::string pad(width[c] - r[c].size(), ' ');
+      line += (c == 0 ? "" : "  ") + pad + r[c];
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+double verification_rank_correlation(const VerificationResults& v) {
+  // Candidates still eligible, re-ranked 1..m by rank_before; rank_after is
+  // already 1..m over exactly these. No ties, so Spearman = 1 - 6 sum d^2 / (m (m^2 - 1)).
+  std::vector<std::size_t> eligible;
+  for (std::size_t i = 0; i < v.n(); ++i)
+    if (v.rank_after[i] > 0) eligible.push_back(i);
+  const std::size_t m = eligible.size();
+  if (m < 2) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(eligible.begin(), eligible.end(),
+            [&](std::size_t a, std::size_t b) { return v.rank_before[a] < v.rank_before[b]; });
+  double sum_d2 = 0;
+  for (std::size_t k = 0; k < m; ++k) {
+    const double d = static_cast<double>(k + 1) - static_cast<double>(v.rank_after[eligible[k]]);
+    sum_d2 += d * d;
+  }
+  const double md = static_cast<double>(m);
+  return 1.0 - 6.0 * sum_d2 / (md * (md * md - 1.0));
+}
+
+std::string format_verification_summary(const VerificationResults& v, const SweepResults& sweep, std::size_t show) {
+  const std::size_t n = v.n();
+  std::string out = "verification: " + std::to_string(n) + " candidate" + (n == 1 ? "" : "s") +
+                    " re-run on the reference engine (fp64), " + std::to_string(v.threads) + " thread" +
+                    (v.threads == 1 ? "" : "s") + ", " +
+                    printf_string("%.3g s (%.0f/s)\n", v.seconds, v.seconds > 0 ? n / v.seconds : 0.0);
+  out += "  window:    " + v.window + (v.same_window ? " (the sweep's)" : " (differs from the sweep's)") + "\n";
+  out += "  objective: " + v.objective.metric + " (" + (v.objective.maximize ? "max" : "min") +
+         ", min_trades " + format_number(v.objective.min_trades) + ")\n";
+  if (v.mismatch_checked) {
+    out += "  mismatches: " + std::to_string(v.n_mismatches()) + " of " + std::to_string(n) +
+           (v.n_mismatches() == 0 ? " (every sweep metric reproduced bit for bit)\n"
+                                  : " (verified fp64 metrics differ from the sweep's: a bug, please report)\n");
+  } else {
+    out += std::string("  mismatches: not checked (") +
+           (v.same_window ? "a " + v.sweep_precision + " sweep" : std::string("the window differs from the sweep's")) +
+           ")\n";
+  }
+  if (v.rank_checked)
+    out += "  rank moved by more than " + std::to_string(v.rank_threshold) + ": " + std::to_string(v.n_rank_moved()) +
+           " of " + std::to_string(n) + "\n";
+  std::size_t still_eligible = 0, kept = 0;
+  const std::size_t top = std::min<std::size_t>(10, n);
+  for (std::size_t i = 0; i < n; ++i) {
+    still_eligible += v.rank_after[i] > 0;
+    kept += v.rank_before[i] <= top && v.rank_after[i] > 0 && v.rank_after[i] <= top;
+  }
+  if (n > 0)
+    out += "  ranks: Spearman " + format_number(verification_rank_correlation(v)) + " over " +
+           std::to_string(still_eligible) + " still-eligible candidates; top " + std::to_string(top) +
+           " kept: " + std::to_string(kept) + " of " + std::to_string(top) + "\n";
+
+  // The best candidates by verified rank, with where the sweep had them.
+  std::vector<std::size_t> by_after;
+  for (std::size_t i = 0; i < n; ++i)
+    if (v.rank_after[i] > 0) by_after.push_back(i);
+  std::sort(by_after.begin(), by_after.end(), [&](std::size_t a, std::size_t b) { return v.rank_after[a] < v.rank_after[b]; });
+  if (by_after.size() > show) by_after.resize(show);
+  if (by_after.empty()) return out;
+  const int metric = metric_index(v.objective.metric);
+  const std::size_t n_params = sweep.param_names.size();
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> header{"rank after", "before", "combo"};
+  for (const auto& p : sweep.param_names) header.push_back(p);
+  header.push_back(v.objective.metric + " sweep");
+  header.push_back(v.objective.metric + " verified");
+  header.push_back("flags");
+  rows.push_back(header);
+  for (const std::size_t i : by_after) {
+    const std::size_t row = v.rows[i];
+    std::vector<std::string> line{std::to_string(v.rank_after[i]), std::to_string(v.rank_before[i]),
+                                  std::to_string(v.combo_ids[i])};
+    for (std::size_t p = 0; p < n_params; ++p) line.push_back(format_number(sweep.params[row * n_params + p]));
+    line.push_back(metric >= 0 ? format_number(sweep.metrics[row * n_metrics + metric]) : "");
+    line.push_back(metric >= 0 ? format_number(v.metrics[i * n_metrics + metric]) : "");
+    std::string flags;
+    if (v.mismatch[i]) flags += "mismatch";
+    if (v.rank_moved[i]) flags += std::string(flags.empty() ? "" : ",") + "rank_moved";
+    line.push_back(flags);
+    rows.push_back(line);
+  }
+  return out + format_table(rows);
+}
+
+}  // namespace kbt

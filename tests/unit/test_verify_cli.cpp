@@ -1,0 +1,186 @@
+// The verification stage end to end: `kbt run` writes /verify, `kbt verify`
+// re-verifies an existing file; the /verify schema is read back with h5dump
+// (an independent reader).
+
+#include <gtest/gtest.h>
+#include <kbt/backtest.hpp>
+#include <kbt/config_loader.hpp>
+#include <kbt/results.hpp>
+#include <kbt/sweep.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <unistd.h>
+#include <map>
+#include <regex>
+
+#include "support/cli_runner.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string config(const std::string& name) { return std::string(KBT_SOURCE_DIR) + "/configs/" + name; }
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+std::string shell_output(const std::string& cmd) {
+  std::string out;
+  FILE* pipe = ::popen((cmd + " 2>&1").c_str(), "r");
+  if (!pipe) return out;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+  ::pclose(pipe);
+  return out;
+}
+
+// One `kbt run` of 60 combos of configs/sma_cross.yaml for every test here.
+class VerifyCli : public ::testing::Test {
+ protected:
+  // Per process: ctest runs every test in its own process, in parallel.
+  static fs::path dir() { return fs::temp_directory_path() / ("kbt_verify_cli_" + std::to_string(::getpid())); }
+  static void TearDownTestSuite() { fs::remove_all(dir()); }
+  static std::string results() { return (dir() / "run.h5").string(); }
+  static std::string& run_output() {
+    static std::string out;
+    return out;
+  }
+  static void SetUpTestSuite() {
+    fs::remove_all(dir());
+    fs::create_directories(dir());
+    const auto r = kbt::test::run_kbt("run " + config("sma_cross.yaml") +
+                                      " --device reference --threads 2 --quiet --sample 60 --seed 3 --out " + results());
+    run_output() = r.output;
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+};
+
+// Candidates the sweep ranks: finite sharpe and n_trades >= 10 (the config's min_trades).
+std::size_t eligible_rows(const kbt::SweepResults& r) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < r.n_rows(); ++i) {
+    const double* m = &r.metrics[i * kbt::n_metrics];
+    n += !std::isnan(m[int(kbt::Metric::sharpe)]) && m[int(kbt::Metric::n_trades)] >= 10;
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_F(VerifyCli, RunVerifiesEveryEligibleCandidateWithoutMismatch) {
+  const auto loaded = kbt::read_results_hdf5(results());
+  ASSERT_TRUE(loaded.verification.has_value());
+  const auto& v = *loaded.verification;
+  const std::size_t n = eligible_rows(loaded.results);
+  ASSERT_GT(n, 20u);
+  EXPECT_EQ(v.n(), n);  // verify.top_n defaults to 5000
+  EXPECT_EQ(v.n_mismatches(), 0u);
+  EXPECT_TRUE(v.mismatch_checked);
+  EXPECT_EQ(v.rank_after, v.rank_before);
+  EXPECT_EQ(v.objective.metric, "sharpe");
+  EXPECT_NE(run_output().find("verification: " + std::to_string(n) + " candidates"), std::string::npos)
+      << run_output();
+  EXPECT_NE(run_output().find("mismatches: 0 of " + std::to_string(n)), std::string::npos) << run_output();
+  // The summary comes after the top-K table.
+  EXPECT_LT(run_output().find("top 10 by sharpe"), run_output().find("verification:"));
+}
+
+TEST_F(VerifyCli, VerifyGroupSchemaReadByH5dump) {
+  const auto loaded = kbt::read_results_hdf5(results());
+  const std::size_t n = eligible_rows(loaded.results);
+  const std::string dump = shell_output("h5dump -H -g /verify " + results());
+  ASSERT_NE(dump.find("GROUP \"/verify\""), std::string::npos) << dump;
+  std::vector<std::string> datasets{"combo_id", "rank_before", "rank_after", "mismatch", "rank_moved", "row"};
+  for (const auto* m : kbt::metric_names()) datasets.push_back(m);  // in /verify/metrics
+  datasets.push_back("fast");  // in /verify/params
+  datasets.push_back("slow");
+  const std::string shape = "SIMPLE { ( " + std::to_string(n) + " ) / ( " + std::to_string(n) + " ) }";
+  for (const auto& name : datasets) {
+    const std::regex block("DATASET \"" + name + "\" \\{\\s*DATATYPE\\s+(\\S+)\\s*DATASPACE\\s+([^\\n]*)");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(dump, m, block)) << name << "\n" << dump;
+    EXPECT_EQ(m[2].str(), shape) << name;
+    const std::string type = m[1].str();
+    if (name == "mismatch" || name == "rank_moved") EXPECT_EQ(type, "H5T_STD_U8LE") << name;
+    else if (name == "combo_id" || name == "row" || name.rfind("rank_", 0) == 0) EXPECT_EQ(type, "H5T_STD_U64LE") << name;
+    else EXPECT_EQ(type, "H5T_IEEE_F64LE") << name;
+  }
+  for (const char* attr : {"window", "objective", "direction", "window_begin", "window_end", "same_window"})
+    EXPECT_NE(dump.find("ATTRIBUTE \"" + std::string(attr) + "\""), std::string::npos) << attr;
+  const std::string objective = shell_output("h5dump -a /verify/objective " + results());
+  EXPECT_NE(objective.find("\"sharpe\""), std::string::npos) << objective;
+  const std::string window = shell_output("h5dump -a /verify/window " + results());
+  EXPECT_NE(window.find("bars [0, 20000)"), std::string::npos) << window;
+}
+
+TEST_F(VerifyCli, NoVerifyLeavesTheGroupOut) {
+  const auto out = (dir() / "noverify.h5").string();
+  const auto r = kbt::test::run_kbt("run " + config("sma_cross.yaml") + " --device reference --quiet --no-verify --sample 20 --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("verification:"), std::string::npos);
+  EXPECT_FALSE(kbt::read_results_hdf5(out).verification.has_value());
+}
+
+TEST_F(VerifyCli, VerifyOnAnotherWindowWritesACopyEqualToBacktests) {
+  const auto copy = (dir() / "window.h5").string();
+  const auto r = kbt::test::run_kbt("verify " + results() + " --top-n 6 --score-start 5000 --score-end 2022-01-01 --threads 2 --out " + copy);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("verification: 6 candidates"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("not checked (the window differs"), std::string::npos) << r.output;
+  const auto original = kbt::read_results_hdf5(results());
+  const auto loaded = kbt::read_results_hdf5(copy);
+  ASSERT_TRUE(loaded.verification.has_value());
+  const auto& v = *loaded.verification;
+  ASSERT_EQ(v.n(), 6u);
+  EXPECT_FALSE(v.same_window);
+  EXPECT_EQ(v.window_begin, 5000u);
+  EXPECT_EQ(loaded.results.combo_ids, original.results.combo_ids);  // the rest is copied
+  EXPECT_EQ(original.verification->window_begin, 0u);                // the original is untouched
+
+  // Independent one-combo backtests on the same window.
+  kbt::RunConfig cfg = kbt::load_run_config(config("sma_cross.yaml"));
+  const kbt::BarData bars = kbt::load_run_data(cfg);
+  cfg.simulation.score_start_bar = 5000;
+  kbt::SimulationOptions options;
+  options.score_end_time_ns = kbt::parse_utc_timestamp_ns("2022-01-01");
+  for (std::size_t i = 0; i < v.n(); ++i) {
+    const std::size_t row = v.rows[i];
+    const std::map<std::string, double> params{{"fast", loaded.results.params[row * 2]},
+                                               {"slow", loaded.results.params[row * 2 + 1]}};
+    const auto sim = kbt::run_backtest(cfg, bars, params, options);
+    EXPECT_EQ(v.window_end, sim.window.end);
+    for (std::size_t m = 0; m < kbt::n_metrics; ++m)
+      EXPECT_TRUE(same_bits(sim.metrics[m], v.metrics[i * kbt::n_metrics + m])) << i << " " << kbt::metric_names()[m];
+  }
+}
+
+TEST_F(VerifyCli, VerifyInPlaceReplacesTheGroup) {
+  const auto file = (dir() / "inplace.h5").string();
+  fs::copy_file(results(), file, fs::copy_options::overwrite_existing);
+  const auto r = kbt::test::run_kbt("verify " + file + " --top-n 4 --threads 1 --objective total_return");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto loaded = kbt::read_results_hdf5(file);
+  ASSERT_TRUE(loaded.verification.has_value());
+  EXPECT_EQ(loaded.verification->n(), 4u);
+  EXPECT_EQ(loaded.verification->objective.metric, "total_return");
+  EXPECT_EQ(loaded.verification->n_mismatches(), 0u);
+  for (const auto& entry : fs::directory_iterator(dir()))
+    EXPECT_EQ(entry.path().string().find(".partial."), std::string::npos) << entry.path();
+}
+
+TEST_F(VerifyCli, VerifyErrorsAreClear) {
+  auto r = kbt::test::run_kbt("verify " + (dir() / "missing.h5").string());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("missing.h5: no such file"), std::string::npos) << r.output;
+  r = kbt::test::run_kbt("verify " + results() + " --score-end yesterday --out " + (dir() / "bad.h5").string());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("--score-end: 'yesterday'"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir() / "bad.h5"));
+  r = kbt::test::run_kbt("verify " + results() + " --score-start 30000 --out " + (dir() / "bad.h5").string());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("verification window"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir() / "bad.h5"));
+}
