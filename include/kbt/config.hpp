@@ -103,6 +103,18 @@ struct RunConfig {
   SweepSettings sweep;
   VerifySettings verify;
   OutputSettings output;
+
+  // Where each key written in the file stands, by dotted name ("data",
+  // "simulation.fee_bps", "sweep.objective.metric", ...): the value as written and
+  // its file:line:col, so that later stages (data, simulation, output) can point at
+  // the config line of a setting they reject. Keys not written are absent.
+  std::map<std::string, SourceText> key_origins;
+
+  // "file:line:col" of `key`'s value, or the config file name when it was not written.
+  std::string where(const std::string& key) const {
+    const auto it = key_origins.find(key);
+    return it != key_origins.end() ? it->second.where() : source_path;
+  }
 };
 
 }  // namespace kbt

@@ -12,8 +12,6 @@
 
 #include <kbt/config.hpp>
 
-#include <cstdint>
-#include <optional>
 #include <string>
 
 namespace kbt {
@@ -27,11 +25,5 @@ RunConfig load_run_config(const std::string& path);
 // base_dir is empty).
 RunConfig parse_run_config(const std::string& yaml_text, const std::string& source_name,
                            const std::string& base_dir);
-
-// An ISO-8601 timestamp as int64 nanoseconds since the Unix epoch, UTC:
-// "YYYY-MM-DD", or "YYYY-MM-DD[T| ]HH:MM[:SS[.fraction]]" followed by nothing
-// (UTC), "Z", or an offset "+HH:MM" / "-HH:MM" / "+HHMM" (converted to UTC).
-// At most 9 fraction digits. nullopt when malformed or out of the int64 range.
-std::optional<std::int64_t> parse_utc_timestamp_ns(const std::string& text);
 
 }  // namespace kbt

@@ -1,13 +1,22 @@
-// `kbt check CONFIG`: load and validate a run config and print what it asks for,
-// without touching the data or running anything.
+// `kbt check CONFIG [--data]`: load and validate a run config and print what it
+// asks for. With --data, also load the data, compile the strategy against it and
+// count the combos that pass the constraints: everything `kbt run` checks before
+// the sweep, without sweeping.
 
 #include <CLI/CLI.hpp>
 #include <kbt/config_loader.hpp>
+#include <kbt/data/time_format.hpp>
 #include <kbt/error.hpp>
+#include <kbt/data_io.hpp>
+#include <kbt/lang/compiler.hpp>
 #include <kbt/param_grid.hpp>
+#include <kbt/reference/evaluator.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <string>
 
 #include "cli/commands.hpp"
@@ -50,35 +59,16 @@ std::string optional_fraction(const std::optional<double>& v) { return v ? forma
 std::string time_point(const std::optional<std::int64_t>& bar, const std::optional<std::int64_t>& ns,
                        const char* none) {
   if (bar) return "bar " + std::to_string(*bar);
-  if (ns) {
-    // civil_from_days (H. Hinnant) for a readable UTC time.
-    std::int64_t secs = *ns / 1000000000, nanos = *ns % 1000000000;
-    if (nanos < 0) nanos += 1000000000, secs -= 1;
-    std::int64_t z = (secs >= 0 ? secs : secs - 86399) / 86400;
-    const std::int64_t sod = secs - z * 86400;
-    z += 719468;
-    const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const std::int64_t doe = z - era * 146097;
-    const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const std::int64_t mp = (5 * doy + 2) / 153;
-    const std::int64_t d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
-    const std::int64_t y = yoe + era * 400 + (m <= 2);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld.%09lldZ", static_cast<long long>(y),
-                  static_cast<long long>(m), static_cast<long long>(d), static_cast<long long>(sod / 3600),
-                  static_cast<long long>(sod / 60 % 60), static_cast<long long>(sod % 60),
-                  static_cast<long long>(nanos));
-    return buf;
-  }
+  if (ns) return format_iso8601_utc(*ns);
   return none;
 }
 
 void print_summary(const RunConfig& c) {
-  std::printf("config: %s\n", c.source_path.c_str());
   std::error_code ec;
-  const bool exists = std::filesystem::exists(c.data_path, ec);
-  std::printf("data: %s%s\n", c.data_path.c_str(), exists ? "" : "  (not found)");
+  if (!std::filesystem::exists(c.data_path, ec))
+    throw Error(ErrorCategory::io, c.data_origin.where() + ": data file '" + c.data_path + "' does not exist");
+  std::printf("config: %s\n", c.source_path.c_str());
+  std::printf("data: %s\n", c.data_path.c_str());
   std::string symbols;
   for (const auto& x : c.symbols) symbols += (symbols.empty() ? "" : ", ") + x;
   std::printf("symbols: %s\n", symbols.empty() ? "all in the data file" : symbols.c_str());
@@ -137,9 +127,86 @@ void print_summary(const RunConfig& c) {
   const OutputSettings& o = c.output;
   std::printf("output: %s, csv %s, heatmap %s\n", o.path.c_str(), o.csv ? "yes" : "no",
               o.heatmap.empty() ? "none" : (o.heatmap[0] + " x " + o.heatmap[1]).c_str());
-  if (!exists)
-    throw Error(ErrorCategory::io, c.data_origin.where() + ": data file '" + c.data_path + "' does not exist");
   std::printf("config OK\n");
+}
+
+// Largest grid whose constraints `check --data` evaluates (one call per combo).
+constexpr std::uint64_t max_constraint_count = 10000000;
+
+BarData load_data(const RunConfig& c) {
+  std::string ext = std::filesystem::path(c.data_path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  if (ext != ".csv") return load_bars_hdf5(c.data_path, c.symbols);
+  CsvImportOptions options;
+  options.bars.push_back({std::string(), c.data_path});
+  BarData bars = import_csv(options);
+  for (const auto& name : c.symbols)
+    if (bars.symbol_index(name) < 0)
+      throw Error(ErrorCategory::config, c.where("symbols") + ": symbol '" + name + "' is not in " + c.data_path +
+                                             " (it holds " + bars.symbols.at(0) + ")");
+  return bars;
+}
+
+void check_with_data(const RunConfig& c) {
+  const BarData bars = load_data(c);
+  const std::size_t n = bars.n_bars();
+  std::string symbols, exo;
+  for (const auto& x : bars.symbols) symbols += (symbols.empty() ? "" : ", ") + x;
+  for (const auto& kv : bars.exo) exo += (exo.empty() ? "" : ", ") + kv.first;
+  std::printf("data: %s bars, %s .. %s, %zu symbol%s (%s), exo: %s\n", format_count(n).c_str(),
+              n ? format_iso8601_utc(bars.timestamps.front()).c_str() : "-",
+              n ? format_iso8601_utc(bars.timestamps.back()).c_str() : "-", bars.n_symbols(),
+              bars.n_symbols() == 1 ? "" : "s", symbols.c_str(), exo.empty() ? "none" : exo.c_str());
+
+  // Per-venue fees need a venue for every symbol, and a fee for every venue.
+  const auto& fees = c.simulation.fee_bps_by_venue;
+  if (!fees.empty()) {
+    if (bars.venues.empty())
+      throw Error(ErrorCategory::config, c.where("simulation.fee_bps") +
+                                             ": simulation.fee_bps gives fees per venue, but " + c.data_path +
+                                             " has no /venues; give one number instead");
+    for (std::size_t i = 0; i < bars.n_symbols(); ++i)
+      if (!fees.count(bars.venues[i]))
+        throw Error(ErrorCategory::config, c.where("simulation.fee_bps") + ": simulation.fee_bps has no fee for venue '" +
+                                               bars.venues[i] + "' of symbol " + bars.symbols[i]);
+  }
+
+  // The scoring window must start inside the data.
+  const auto& sim = c.simulation;
+  std::size_t start = 0;
+  if (sim.score_start_bar) {
+    if (static_cast<std::uint64_t>(*sim.score_start_bar) >= n)
+      throw Error(ErrorCategory::config, c.where("simulation.score_start") + ": simulation.score_start bar " +
+                                             std::to_string(*sim.score_start_bar) + " is beyond the " +
+                                             format_count(n) + " bars of the data");
+    start = static_cast<std::size_t>(*sim.score_start_bar);
+  } else if (sim.score_start_time_ns) {
+    start = static_cast<std::size_t>(std::lower_bound(bars.timestamps.begin(), bars.timestamps.end(),
+                                                      *sim.score_start_time_ns) - bars.timestamps.begin());
+    if (start >= n)
+      throw Error(ErrorCategory::config, c.where("simulation.score_start") + ": simulation.score_start " +
+                                             format_iso8601_utc(*sim.score_start_time_ns) +
+                                             " is after the last bar (" +
+                                             format_iso8601_utc(bars.timestamps.back()) + ")");
+  }
+  if (n) std::printf("scoring from bar %zu (%s)\n", start, format_iso8601_utc(bars.timestamps[start]).c_str());
+
+  const Program program = compile_strategy(c.strategy, schema_of(bars));
+  std::printf("strategy: compiled, %zu instructions, %zu hoisted series, %zu scan%s\n", program.code.size(),
+              program.hoisted.size(), program.scans.size(), program.scans.size() == 1 ? "" : "s");
+
+  const ParamGrid grid(c.strategy.params);
+  if (program.constraints.empty()) {
+    std::printf("combos: %s (no constraints)\n", format_count(grid.n_combos()).c_str());
+  } else if (grid.n_combos() > max_constraint_count) {
+    std::printf("combos: %s before constraints (not counted after: more than %s)\n",
+                format_count(grid.n_combos()).c_str(), format_count(max_constraint_count).c_str());
+  } else {
+    const auto kept = filter_combos(grid, [&](const double* v) { return constraints_hold(program, v); });
+    std::printf("combos: %s before constraints, %s after\n", format_count(grid.n_combos()).c_str(),
+                format_count(kept.size()).c_str());
+  }
+  std::printf("data and strategy OK\n");
 }
 
 }  // namespace
@@ -147,8 +214,15 @@ void print_summary(const RunConfig& c) {
 void add_check_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("check", "Validate a run config and print what it would run");
   auto path = std::make_shared<std::string>();
+  auto with_data = std::make_shared<bool>(false);
   cmd->add_option("config", *path, "Run config (YAML)")->required();
-  cmd->callback([path] { print_summary(load_run_config(*path)); });
+  cmd->add_flag("--data", *with_data,
+                "Also load the data, compile the strategy and count the combos that pass the constraints");
+  cmd->callback([path, with_data] {
+    const RunConfig config = load_run_config(*path);
+    print_summary(config);
+    if (*with_data) check_with_data(config);
+  });
 }
 
 }  // namespace kbt::cli

@@ -85,11 +85,15 @@ void add_import(CLI::App& data) {
   auto args = std::make_shared<ImportArgs>();
   auto* cmd = data.add_subcommand("import", "Convert per-symbol OHLCV CSV files to a kbt HDF5 data file");
   cmd->add_option("--out,-o", args->out, "HDF5 file to write (written atomically)")->required();
-  cmd->add_option("--symbol", args->symbols, "NAME=path.csv: bars of symbol NAME (repeatable)");
+  cmd->add_option("--symbol", args->symbols, "NAME=path.csv: bars of symbol NAME (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("csv", args->csvs, "CSV files; the symbol is the file name without extension");
-  cmd->add_option("--funding", args->funding, "NAME=path.csv: funding rates (time,rate) of symbol NAME");
-  cmd->add_option("--exo", args->exo, "NAME=path.csv: exogenous series NAME (time,value)");
-  cmd->add_option("--venue", args->venues, "NAME=venue: venue of symbol NAME (give all or none)");
+  cmd->add_option("--funding", args->funding, "NAME=path.csv: funding rates (time,rate) of symbol NAME")
+      ->allow_extra_args(false);
+  cmd->add_option("--exo", args->exo, "NAME=path.csv: exogenous series NAME (time,value)")
+      ->allow_extra_args(false);
+  cmd->add_option("--venue", args->venues, "NAME=venue: venue of symbol NAME (give all or none)")
+      ->allow_extra_args(false);
   cmd->footer(
       "One CSV per symbol. The header line is optional; column names are case-insensitive:\n"
       "time|timestamp|date|datetime (or an unnamed first column), open, high, low, close,\n"
@@ -140,7 +144,8 @@ void add_synth(CLI::App& data) {
   cmd->add_option("--funding-interval", args->funding_interval,
                   "funding period; a bar gets a rate when its interval holds a multiple of it since epoch")
       ->capture_default_str();
-  cmd->add_option("--exo", args->exo, "add an exogenous random-walk series with this name (repeatable)");
+  cmd->add_option("--exo", args->exo, "add an exogenous random-walk series with this name (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("--exo-interval", args->exo_interval, "sampling period of the exo series")
       ->capture_default_str();
   cmd->add_option("--names", args->names, "comma-separated symbol names (one per symbol)");

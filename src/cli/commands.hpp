@@ -14,5 +14,6 @@ void add_run_command(CLI::App& app);
 void add_backtest_command(CLI::App& app);
 void add_data_command(CLI::App& app);
 void add_check_command(CLI::App& app);
+void add_eval_command(CLI::App& app);
 
 }  // namespace kbt::cli

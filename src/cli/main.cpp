@@ -35,6 +35,7 @@ int main(int argc, char* argv[]) {
   kbt::cli::add_show_command(app);
   kbt::cli::add_data_command(app);
   kbt::cli::add_check_command(app);
+  kbt::cli::add_eval_command(app);
 
   try {
     app.parse(argc, argv);

@@ -2,6 +2,7 @@
 // Key reference: docs/config.md.
 
 #include <kbt/config_loader.hpp>
+#include <kbt/data/time_format.hpp>
 #include <kbt/error.hpp>
 #include <kbt/metrics.hpp>
 #include <kbt/param_grid.hpp>
@@ -102,6 +103,8 @@ class Loader {
   const YamlDocument& doc_;
   RunConfig& cfg_;
   const YamlEntry* params_entry_ = nullptr;
+
+  void note(const YamlEntry& e, const std::string& key) { cfg_.key_origins[key] = doc_.value_origin(e); }
 
   [[noreturn]] void bad(const YamlEntry& e, const std::string& what, const std::string& expected) const {
     doc_.fail(ErrorCategory::config, e, what + " must be " + expected + " (got " + describe_value(e.value) + ")");
@@ -213,7 +216,7 @@ class Loader {
       bar = *i;
       return;
     }
-    const auto t = parse_utc_timestamp_ns(s);
+    const auto t = parse_iso8601_ns(s);  // the same ISO-8601 rules as the data files
     if (!t) bad(e, what, expected);
     time_ns = *t;
   }
@@ -221,6 +224,7 @@ class Loader {
   // ---- sections ----
   void data(const YamlEntry& e, const std::string& base_dir) {
     const std::string path = text(e, "data", "a file path (HDF5, or CSV to import on the fly)");
+    note(e, "data");
     cfg_.data_origin = doc_.source_text(e.value);
     std::filesystem::path p(path);
     if (p.is_relative() && !base_dir.empty()) p = (std::filesystem::path(base_dir) / p).lexically_normal();
@@ -228,6 +232,7 @@ class Loader {
   }
 
   void symbols(const YamlEntry& e) {
+    note(e, "symbols");
     if (e.value.IsNull()) return;
     if (e.value.IsScalar()) {
       cfg_.symbols.push_back(text(e, "symbols", "a list of symbol names"));
@@ -352,13 +357,18 @@ class Loader {
     } else {
       bad(e, what, param_help);
     }
-    for (std::size_t i = 0; i < p.values.size(); ++i)
-      for (std::size_t j = 0; j < i; ++j)
-        if (p.values[i] == p.values[j])
+    // Distinct values (ranges are strictly increasing by construction).
+    if (p.kind != ParamSpec::Kind::range) {
+      std::vector<std::pair<double, std::size_t>> sorted;
+      for (std::size_t i = 0; i < p.values.size(); ++i) sorted.emplace_back(p.values[i], i);
+      std::sort(sorted.begin(), sorted.end());
+      for (std::size_t i = 1; i < sorted.size(); ++i)
+        if (sorted[i].first == sorted[i - 1].first)
           doc_.fail(ErrorCategory::grid, e.key,
-                    what + " has the value " + detail::format_number(p.values[i]) +
-                        " twice (positions " + std::to_string(j + 1) + " and " + std::to_string(i + 1) +
+                    what + " has the value " + detail::format_number(sorted[i].first) + " twice (positions " +
+                        std::to_string(sorted[i - 1].second + 1) + " and " + std::to_string(sorted[i].second + 1) +
                         "); every value of an axis must be distinct");
+    }
     p.is_integer = detail::all_integral(p.values);
     return p;
   }
@@ -420,6 +430,7 @@ class Loader {
     SimulationSettings& s = cfg_.simulation;
     for (const auto& item : doc_.entries(e, "simulation", simulation_keys)) {
       const std::string what = "simulation." + item.name;
+      note(item, what);
       const std::string& k = item.name;
       if (k == "initial_capital") s.initial_capital = number(item, what, Bound::positive);
       else if (k == "fill") s.fill = choice(item, what, {"close", "next_open"}) == "close" ? SimulationSettings::Fill::close
@@ -460,6 +471,7 @@ class Loader {
     SweepSettings& s = cfg_.sweep;
     for (const auto& item : doc_.entries(e, "sweep", sweep_keys)) {
       const std::string what = "sweep." + item.name;
+      note(item, what);
       const std::string& k = item.name;
       if (k == "device") s.device = choice(item, what, {"auto", "reference", "serial", "openmp", "cuda"});
       else if (k == "precision") s.precision = choice(item, what, {"fp64", "fp32"});
@@ -479,6 +491,7 @@ class Loader {
     }
     for (const auto& item : doc_.entries(e, "sweep.objective", objective_keys)) {
       const std::string what = "sweep.objective." + item.name;
+      note(item, what);
       if (item.name == "metric") o.metric = choice(item, what, metrics);
       else if (item.name == "direction") o.maximize = choice(item, what, {"max", "min"}) == "max";
       else if (item.name == "min_trades") o.min_trades = number(item, what, Bound::non_negative);
@@ -492,6 +505,7 @@ class Loader {
     const YamlEntry* end = nullptr;
     for (const auto& item : doc_.entries(e, "verify", verify_keys)) {
       const std::string what = "verify." + item.name;
+      note(item, what);
       if (item.name == "top_n") v.top_n = integer(item, what, 0);
       else if (item.name == "threads") v.threads = static_cast<int>(integer(item, what, 0));
       else if (item.name == "score_start") time_point(item, what, v.score_start_bar, v.score_start_time_ns), start = &item;
@@ -509,6 +523,7 @@ class Loader {
     OutputSettings& o = cfg_.output;
     for (const auto& item : doc_.entries(e, "output", output_keys)) {
       const std::string what = "output." + item.name;
+      note(item, what);
       if (item.name == "path") o.path = text(item, what, "a file path");
       else if (item.name == "csv") o.csv = boolean(item, what);
       else if (item.name == "heatmap") heatmap(item);

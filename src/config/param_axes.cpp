@@ -87,8 +87,8 @@ std::vector<double> expand_linspace(double start, double stop, std::int64_t n, s
 }
 
 std::vector<double> expand_logspace(double start, double stop, std::int64_t n, std::uint64_t max_values) {
-  if (!(start > 0)) throw AxisError(ErrorCategory::grid, 0, "logspace start must be > 0 (got " + format_number(start) + ")");
-  if (!(stop > 0)) throw AxisError(ErrorCategory::grid, 1, "logspace stop must be > 0 (got " + format_number(stop) + ")");
+  if (!(start > 0)) throw AxisError(ErrorCategory::grid, 0, "start must be > 0 (got " + format_number(start) + ")");
+  if (!(stop > 0)) throw AxisError(ErrorCategory::grid, 1, "stop must be > 0 (got " + format_number(stop) + ")");
   check_n(n, max_values);
   std::vector<double> values(static_cast<std::size_t>(n));
   values[0] = start;

@@ -25,8 +25,13 @@ YamlDocument::YamlDocument(std::string text, std::string source_name)
   line_starts_.push_back(0);
   for (std::size_t i = 0; i < text_.size(); ++i)
     if (text_[i] == '\n') line_starts_.push_back(i + 1);
+  if (text_.compare(0, 3, "\xEF\xBB\xBF") == 0) bom_ = 3;
   try {
-    root_ = YAML::Load(text_);
+    const std::vector<YAML::Node> documents = YAML::LoadAll(text_);
+    if (documents.size() > 1)
+      fail(ErrorCategory::config, documents[1],
+           "a run config is one YAML document; this file holds " + std::to_string(documents.size()));
+    if (!documents.empty()) root_ = documents[0];
   } catch (const YAML::Exception& e) {
     std::string where = source_name_;
     if (e.mark.line >= 0) {
@@ -50,13 +55,19 @@ std::string YamlDocument::where_offset(std::size_t offset) const {
   return source_name_ + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
 
+std::size_t YamlDocument::offset_of(const YAML::Mark& mark) const {
+  if (mark.pos < 0 || mark.line < 0) return std::string::npos;
+  return std::min(static_cast<std::size_t>(mark.pos) + bom_, text_.size());
+}
+
 std::string YamlDocument::where(const YAML::Node& node) const {
-  const YAML::Mark mark = node.Mark();
-  if (mark.pos < 0 || mark.line < 0) return source_name_ + ":1:1";
-  return where_offset(static_cast<std::size_t>(mark.pos));
+  const std::size_t offset = offset_of(node.Mark());
+  if (offset == std::string::npos) return source_name_ + ":1:1";
+  return where_offset(offset);
 }
 
 bool YamlDocument::is_explicit_null_at(std::size_t offset) const {
+  if (offset >= text_.size()) return false;
   for (const char* word : {"null", "Null", "NULL", "~"}) {
     const std::string w(word);
     if (text_.compare(offset, w.size(), w) == 0) return true;
@@ -68,8 +79,8 @@ std::string YamlDocument::where(const YamlEntry& entry) const {
   // yaml-cpp marks an empty value (`key:` followed by a newline) at the next token,
   // which may be the next key: name the key instead.
   if (entry.value.IsNull()) {
-    const YAML::Mark mark = entry.value.Mark();
-    if (mark.pos < 0 || !is_explicit_null_at(static_cast<std::size_t>(mark.pos))) return where(entry.key);
+    const std::size_t offset = offset_of(entry.value.Mark());
+    if (offset == std::string::npos || !is_explicit_null_at(offset)) return where(entry.key);
   }
   return where(entry.value);
 }
@@ -83,16 +94,16 @@ void YamlDocument::fail(ErrorCategory category, const YamlEntry& at, const std::
 }
 
 std::size_t YamlDocument::content_offset(const YAML::Node& node) const {
-  const YAML::Mark mark = node.Mark();
-  if (mark.pos < 0) return 0;
-  std::size_t p = static_cast<std::size_t>(mark.pos);
+  const std::size_t start = offset_of(node.Mark());
+  if (start == std::string::npos) return 0;
+  std::size_t p = start;
   const std::size_t n = text_.size();
   // Skip node properties: anchors (&a) and tags (!t, !!str), each followed by space.
   while (p < n && (text_[p] == '&' || text_[p] == '!')) {
     while (p < n && !is_space(text_[p])) ++p;
     while (p < n && is_space(text_[p])) ++p;
   }
-  if (p >= n) return static_cast<std::size_t>(mark.pos);
+  if (p >= n) return start;
   if (text_[p] == '"' || text_[p] == '\'') return p + 1;
   if (text_[p] == '|' || text_[p] == '>') {
     // Block scalar: the content starts on the first non-blank line after the header.
@@ -105,7 +116,7 @@ std::size_t YamlDocument::content_offset(const YAML::Node& node) const {
       p = q;
       if (text_[p] == '\r' && p + 1 < n && text_[p + 1] == '\n') ++p;
     }
-    return static_cast<std::size_t>(mark.pos);
+    return start;
   }
   return p;
 }
@@ -115,7 +126,7 @@ SourceText YamlDocument::source_text(const YAML::Node& scalar) const {
   st.file = source_name_;
   st.text = scalar.IsScalar() ? scalar.Scalar() : std::string();
   while (!st.text.empty() && is_space(st.text.back())) st.text.pop_back();
-  if (scalar.Mark().pos < 0) return st;
+  if (offset_of(scalar.Mark()) == std::string::npos) return st;
   std::size_t offset = content_offset(scalar);
   // Leading blank lines of a block scalar are already skipped by content_offset;
   // leading blanks inside quotes move the position with the text.
@@ -129,6 +140,15 @@ SourceText YamlDocument::source_text(const YAML::Node& scalar) const {
   st.text.erase(0, lead);
   offset += lead;
   line_column(offset, st.line, st.column);
+  return st;
+}
+
+SourceText YamlDocument::value_origin(const YamlEntry& entry) const {
+  if (entry.value.IsScalar()) return source_text(entry.value);
+  SourceText st;
+  st.file = source_name_;
+  const std::size_t offset = offset_of((entry.value.IsNull() ? entry.key : entry.value).Mark());
+  if (offset != std::string::npos) line_column(offset, st.line, st.column);
   return st;
 }
 
@@ -171,7 +191,7 @@ const YamlEntry* find_entry(const std::vector<YamlEntry>& entries, const std::st
 std::string describe_value(const YAML::Node& node) {
   if (!node.IsDefined() || node.IsNull()) return "null";
   if (node.IsMap()) return "a mapping";
-  if (node.IsSequence()) return "a list";
+  if (node.IsSequence()) return "a list of " + std::to_string(node.size());
   return "'" + node.Scalar() + "'";
 }
 

@@ -41,6 +41,8 @@ class YamlDocument {
   // anchor or tag, one column after an opening quote, or the first character of the
   // first non-blank line of a block scalar (| or >). Trailing blanks are dropped.
   SourceText source_text(const YAML::Node& scalar) const;
+  // Where an entry's value stands (see where(YamlEntry)), with the scalar text if any.
+  SourceText value_origin(const YamlEntry& entry) const;
 
   // The entries of a mapping in written order. Rejects a non-mapping (`context`
   // names it, e.g. "simulation"), non-scalar or duplicate keys, and - when `allowed`
@@ -58,6 +60,10 @@ class YamlDocument {
   std::string source_name_;
   std::vector<std::size_t> line_starts_;  // offset of the first character of each line
   YAML::Node root_;
+  std::size_t bom_ = 0;  // yaml-cpp's marks do not count a leading UTF-8 byte-order mark
+
+  // A mark's offset in text_, or npos when yaml-cpp gives none.
+  std::size_t offset_of(const YAML::Mark& mark) const;
 
   std::string where_offset(std::size_t offset) const;
   std::size_t content_offset(const YAML::Node& node) const;

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <sys/stat.h>
 
 namespace kbt::detail {
 namespace {
@@ -71,6 +72,9 @@ std::optional<double> parse_csv_number(const std::string& field) {
 }
 
 CsvTable read_csv_table(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw Error(ErrorCategory::io, "cannot open '" + path + "': is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorCategory::io, "cannot open '" + path + "': " + std::strerror(errno));
   std::ostringstream buffer;

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <set>
+#include <sys/stat.h>
 
 #include "data/hdf5_support.hpp"
 #include "data/validation.hpp"
@@ -41,11 +42,19 @@ bool type_matches(hid_t type, Kind k) {
 class Hdf5Reader {
  public:
   explicit Hdf5Reader(std::string path) : path_(std::move(path)) {
+    struct stat st;
+    if (::stat(path_.c_str(), &st) != 0)
+      throw Error(ErrorCategory::io, "cannot open '" + path_ + "': " + std::strerror(errno));
+    if (S_ISDIR(st.st_mode)) throw Error(ErrorCategory::io, "cannot open '" + path_ + "': is a directory");
     {
       std::ifstream probe(path_, std::ios::binary);
       if (!probe) throw Error(ErrorCategory::io, "cannot open '" + path_ + "': " + std::strerror(errno));
     }
+#if H5_VERSION_GE(1, 12, 0)
+    const htri_t is_hdf5 = H5Fis_accessible(path_.c_str(), H5P_DEFAULT);
+#else
     const htri_t is_hdf5 = H5Fis_hdf5(path_.c_str());
+#endif
     if (is_hdf5 <= 0) throw Error(ErrorCategory::data_format, path_ + ": not an HDF5 file");
     file_ = H5Id(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
     if (!file_.valid())

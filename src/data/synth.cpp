@@ -15,6 +15,9 @@
 namespace kbt {
 namespace {
 
+// Products feeding a sum are rounded explicitly (no FMA), see portable_random.hpp.
+using detail::rounded;
+
 constexpr double kNsPerYear = 365.25 * 86400.0 * 1e9;
 constexpr double kNsPerDay = 86400.0 * 1e9;
 
@@ -107,7 +110,7 @@ MarketData synth_market_data(const SynthOptions& o) {
     detail::NormalSource rng(stream_seed(o.seed, 1, s));
     // Per-symbol character: price level, volatility scale, starting regime.
     double price = o.start_price * (0.5 + rng.uniform());
-    const double vol_scale = 0.75 + 0.5 * rng.uniform();
+    const double vol_scale = 0.75 + rounded(0.5 * rng.uniform());
     int regime = static_cast<int>(rng.uniform() * 3.0);
     const std::size_t row = s * n;
     for (std::size_t b = 0; b < n; ++b) {
@@ -127,7 +130,8 @@ MarketData synth_market_data(const SynthOptions& o) {
       const double sigma = g.vol * vol_scale;
 
       const double o_px = price;
-      const double c_px = o_px * detail::portable_exp((g.drift - 0.5 * sigma * sigma) * dt + sigma * sqrt_dt * z_ret);
+      const double log_ret = rounded((g.drift - rounded(0.5 * sigma * sigma)) * dt) + rounded(sigma * sqrt_dt * z_ret);
+      const double c_px = o_px * detail::portable_exp(log_ret);
       const double wick = 0.6 * sigma * sqrt_dt;
       const double hi_body = std::max(o_px, c_px);
       const double lo_body = std::min(o_px, c_px);
@@ -136,10 +140,10 @@ MarketData synth_market_data(const SynthOptions& o) {
       high[row + b] = std::max(hi_body, hi_body * detail::portable_exp(wick * std::fabs(z_up)));
       low[row + b] = std::min(lo_body, lo_body * detail::portable_exp(-wick * std::fabs(z_dn)));
       const double v = 1000.0 * g.volume_factor * detail::portable_exp(0.4 * z_vol) *
-                       (1.0 + 2.0 * std::fabs(z_ret));
+                       (1.0 + rounded(2.0 * std::fabs(z_ret)));
       volume[row + b] = std::floor(v) + 1.0;
       if (o.funding && floor_mod(bars.timestamps[b], o.funding_interval_ns) < o.bar_ns)
-        bars.columns["funding_rate"][row + b] = g.funding_bias + 0.0001 * z_fund;
+        bars.columns["funding_rate"][row + b] = g.funding_bias + rounded(0.0001 * z_fund);
       price = c_px;
     }
   }

@@ -67,6 +67,13 @@ bool mul_add_overflows(std::int64_t a, std::int64_t mul, std::int64_t add, std::
 std::optional<std::int64_t> parse_iso8601_ns(std::string_view s) {
   std::size_t pos = 0;
   int year = 0, month = 0, day = 0;
+  if (s.size() == 8) {  // basic format date: YYYYMMDD
+    if (!read_digits(s, pos, 4, year) || !read_digits(s, pos, 2, month) || !read_digits(s, pos, 2, day))
+      return std::nullopt;
+    if (month < 1 || month > 12 || day < 1 || static_cast<unsigned>(day) > days_in_month(year, static_cast<unsigned>(month)))
+      return std::nullopt;
+    return days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) * 86400 * kNsPerSec;
+  }
   if (!read_digits(s, pos, 4, year) || pos >= s.size() || s[pos++] != '-') return std::nullopt;
   if (!read_digits(s, pos, 2, month) || pos >= s.size() || s[pos++] != '-') return std::nullopt;
   if (!read_digits(s, pos, 2, day)) return std::nullopt;
@@ -105,8 +112,10 @@ std::optional<std::int64_t> parse_iso8601_ns(std::string_view s) {
         ++pos;
         int oh = 0, om = 0;
         if (!read_digits(s, pos, 2, oh)) return std::nullopt;
-        if (pos < s.size() && s[pos] == ':') ++pos;
-        if (!read_digits(s, pos, 2, om)) return std::nullopt;
+        if (pos < s.size()) {  // +hh alone, or +hh:mm / +hhmm
+          if (s[pos] == ':') ++pos;
+          if (!read_digits(s, pos, 2, om)) return std::nullopt;
+        }
         if (oh > 23 || om > 59) return std::nullopt;
         offset_sec = (oh * 3600 + om * 60) * (c == '+' ? 1 : -1);
       }

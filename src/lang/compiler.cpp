@@ -509,6 +509,13 @@ class Compiler {
           fail(src, node, "param '" + p.name + "' is not integer-valued; " + expect);
         return {WindowKind::param, it->second};
       }
+      if (!signal_index_.count(node.text) && !column_index_.count(node.text) &&
+          !exo_index_.count(node.text) && !scan_index_.count(node.text)) {
+        std::vector<std::string> names;
+        for (const auto& kv : param_index_) names.push_back(kv.first);
+        fail(src, node, "unknown name '" + node.text + "'" + did_you_mean(node.text, names) +
+                            " (the window of " + fname + "() must be an integer param or constant)");
+      }
     }
     fail(src, node, expect);
   }

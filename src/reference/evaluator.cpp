@@ -9,7 +9,10 @@
 #include "reference/evaluator_series_ops.hpp"
 
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <string>
+#include <utility>
 
 namespace kbt {
 
@@ -49,6 +52,67 @@ TimeframeGrid timeframe_grid(const std::vector<std::int64_t>& ts, std::int64_t t
   return g;
 }
 
+struct ReferenceSeriesCache::Impl {
+  std::size_t max_bytes;
+  mutable std::mutex mutex;
+  const Program* program = nullptr;
+  const BarData* data = nullptr;
+  std::map<std::pair<std::int32_t, long>, std::shared_ptr<const std::vector<double>>> series;
+  std::size_t bytes = 0;
+  std::size_t hits = 0;
+};
+
+ReferenceSeriesCache::ReferenceSeriesCache(std::size_t max_bytes) : impl_(std::make_unique<Impl>()) {
+  impl_->max_bytes = max_bytes;
+}
+ReferenceSeriesCache::~ReferenceSeriesCache() = default;
+
+std::size_t ReferenceSeriesCache::bytes_held() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->bytes;
+}
+std::size_t ReferenceSeriesCache::hits() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->hits;
+}
+
+// The evaluator's view of a cache: look up, or store, the values of a register
+// for a window value (-1 for registers that depend on no param).
+class ReferenceCacheAccess {
+ public:
+  ReferenceCacheAccess(ReferenceSeriesCache* cache, const Program& p, const BarData& d)
+      : impl_(cache ? cache->impl_.get() : nullptr) {
+    if (!impl_) return;
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    if (!impl_->program) {
+      impl_->program = &p;
+      impl_->data = &d;
+    } else if (impl_->program != &p || impl_->data != &d) {
+      throw Error(ErrorCategory::internal, "a ReferenceSeriesCache was used with another program or data set");
+    }
+  }
+  bool enabled() const { return impl_ != nullptr; }
+
+  std::shared_ptr<const std::vector<double>> find(std::int32_t reg, long window) const {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    auto it = impl_->series.find({reg, window});
+    if (it == impl_->series.end()) return nullptr;
+    ++impl_->hits;
+    return it->second;
+  }
+
+  void store(std::int32_t reg, long window, const std::vector<double>& values) const {
+    const std::size_t size = values.size() * sizeof(double);
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    if (impl_->bytes + size > impl_->max_bytes || impl_->series.count({reg, window})) return;
+    impl_->series.emplace(std::make_pair(reg, window), std::make_shared<const std::vector<double>>(values));
+    impl_->bytes += size;
+  }
+
+ private:
+  ReferenceSeriesCache::Impl* impl_;
+};
+
 namespace {
 
 using Column = std::vector<double>;
@@ -72,10 +136,22 @@ class Evaluator {
     for (std::size_t f = 1; f < p.frame_ns.size(); ++f) grids_[f] = timeframe_grid(d_->timestamps, p.frame_ns[f]);
   }
 
-  void run_all(bool scalars_only) {
+  void run_all(bool scalars_only, const ReferenceCacheAccess* cache = nullptr) {
     for (std::size_t r = 0; r < p_.code.size(); ++r) {
-      if (scalars_only && p_.code[r].is_series) continue;
-      regs_[r] = compute(p_.code[r]);
+      const Instr& i = p_.code[r];
+      if (scalars_only && i.is_series) continue;
+      long key = 0;
+      if (cache && cache->enabled() && cacheable(i, key)) {
+        const auto reg = static_cast<std::int32_t>(r);
+        if (auto hit = cache->find(reg, key)) {
+          regs_[r] = *hit;
+        } else {
+          regs_[r] = compute(i);
+          cache->store(reg, key, regs_[r]);
+        }
+        continue;
+      }
+      regs_[r] = compute(i);
     }
   }
 
@@ -95,6 +171,21 @@ class Evaluator {
   }
 
   const Column& reg(std::int32_t r) const { return regs_[static_cast<std::size_t>(r)]; }
+
+  // A series that is the same for every combo (key -1), or a windowed op over
+  // param-free inputs whose window is a param (key = the window value).
+  bool cacheable(const Instr& i, long& key) const {
+    if (!i.is_series) return false;
+    if (!i.depends_on_params) {
+      key = -1;
+      return true;
+    }
+    if (i.window_kind != WindowKind::param) return false;
+    for (std::int32_t x : {i.a, i.b, i.c})
+      if (x >= 0 && p_.code[static_cast<std::size_t>(x)].depends_on_params) return false;
+    key = window(i);
+    return true;
+  }
 
   long window(const Instr& i) const {
     if (i.window_kind == WindowKind::constant) return i.window;
@@ -335,9 +426,10 @@ class Evaluator {
 }  // namespace
 
 StrategyOutputs evaluate_strategy_reference(const Program& program, const BarData& data,
-                                            const double* param_values) {
+                                            const double* param_values, ReferenceSeriesCache* cache) {
   Evaluator ev(program, &data, param_values);
-  ev.run_all(false);
+  const ReferenceCacheAccess access(cache, program, data);
+  ev.run_all(false, &access);
   StrategyOutputs out;
   out.form = program.form;
   out.n_symbols = data.n_symbols();

@@ -7,7 +7,11 @@
 #include <kbt/reference/simulator.hpp>
 #include <kbt/sweep.hpp>
 #include <kbt/top_k.hpp>
+#include <kbt/sweep/sweep_kernel.hpp>
 #include <kbt/version.hpp>
+
+#include <algorithm>
+#include <cmath>
 
 #include <chrono>
 #include <filesystem>
@@ -30,23 +34,70 @@ std::string enabled_space_list() {
   return list;
 }
 
-// Decides where the sweep runs. Only the reference engine can run sweeps in
-// this version; an explicit Kokkos space is refused with the reason rather
-// than silently replaced.
-std::string choose_device(const std::string& requested, std::optional<std::string>& fallback_reason) {
+bool space_enabled(const std::string& name) {
+  for (const auto& s : enabled_execution_spaces())
+    if (s.name == name) return true;
+  return false;
+}
+
+// `device: auto` without a calibration (docs/sweep.md): the GPU for grids of at
+// least 10,000 combos, else OpenMP, else Serial.
+std::string conservative_auto_choice(std::size_t n_combos) {
+  if (space_enabled("cuda") && n_combos >= 10000) return "cuda";
+  if (space_enabled("openmp")) return "openmp";
+  return "serial";
+}
+
+// Decides where the sweep runs. An explicitly requested space is never
+// silently replaced: when it cannot run the program the run fails with the
+// reason. `auto` falls back to the reference engine with a stable reason.
+std::string choose_device(const std::string& requested, const Program& program, std::size_t n_combos,
+                          std::optional<std::string>& fallback_reason) {
   if (requested == "reference") return requested;
+  const auto unsupported = sweep_kernel_unsupported(program);
   if (requested == "auto") {
-    fallback_reason = "unsupported:no_sweep_kernel";
-    return "reference";
+    if (unsupported) {
+      fallback_reason = *unsupported;
+      return "reference";
+    }
+    return conservative_auto_choice(n_combos);
   }
-  bool enabled = false;
-  for (const auto& s : enabled_execution_spaces()) enabled = enabled || s.name == requested;
-  if (!enabled)
+  if (!space_enabled(requested))
     throw Error(ErrorCategory::unsupported, "device '" + requested + "' is not enabled in this build of kbt " +
                                                 "(enabled: " + enabled_space_list() + ")");
-  throw Error(ErrorCategory::unsupported,
-              "device '" + requested + "': the Kokkos sweep kernel is not part of this version of kbt " +
-                  "(unsupported:no_sweep_kernel); run with --device reference");
+  if (unsupported)
+    throw Error(ErrorCategory::unsupported, "device '" + requested + "' cannot run this strategy (" + *unsupported +
+                                                "); run with --device reference");
+  return requested;
+}
+
+// Spearman rank correlation (average ranks for ties) of two series.
+double spearman(const std::vector<double>& a, const std::vector<double>& b) {
+  auto ranks = [](const std::vector<double>& v) {
+    std::vector<std::size_t> idx(v.size());
+    for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return v[x] < v[y]; });
+    std::vector<double> r(v.size());
+    for (std::size_t k = 0; k < idx.size();) {
+      std::size_t e = k;
+      while (e + 1 < idx.size() && v[idx[e + 1]] == v[idx[k]]) ++e;
+      for (std::size_t j = k; j <= e; ++j) r[idx[j]] = 0.5 * static_cast<double>(k + e);
+      k = e + 1;
+    }
+    return r;
+  };
+  const auto ra = ranks(a), rb = ranks(b);
+  const double n = static_cast<double>(ra.size());
+  double ma = 0, mb = 0;
+  for (std::size_t i = 0; i < ra.size(); ++i) ma += ra[i], mb += rb[i];
+  ma /= n, mb /= n;
+  double sab = 0, saa = 0, sbb = 0;
+  for (std::size_t i = 0; i < ra.size(); ++i) {
+    sab += (ra[i] - ma) * (rb[i] - mb);
+    saa += (ra[i] - ma) * (ra[i] - ma);
+    sbb += (rb[i] - mb) * (rb[i] - mb);
+  }
+  return sab / std::sqrt(saa * sbb);
 }
 
 }  // namespace
@@ -56,10 +107,7 @@ BarData load_run_data(const RunConfig& config) { return load_bars_hdf5(config.da
 SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const SweepRequest& request) {
   SweepOutcome outcome;
   const std::string requested = request.device.empty() ? config.sweep.device : request.device;
-  outcome.device_used = choose_device(requested, outcome.fallback_reason);
-  if (outcome.fallback_reason && !request.quiet)
-    std::fprintf(stderr, "kbt: warning: device '%s' runs on the reference engine: %s\n", requested.c_str(),
-                 outcome.fallback_reason->c_str());
+  const bool fp32 = config.sweep.precision == "fp32";
 
   const auto t_compile = Clock::now();
   const Program program = compile_strategy(config.strategy, schema_of(bars));
@@ -69,25 +117,79 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   if (request.sample) ids = sample_combos(ids, *request.sample, request.sample_seed);
   const double compile_seconds = seconds_since(t_compile);
 
+  outcome.device_used = choose_device(requested, program, ids.size(), outcome.fallback_reason);
+  if (outcome.fallback_reason && !request.quiet)
+    std::fprintf(stderr, "kbt: warning: device '%s' runs on the reference engine: %s\n", requested.c_str(),
+                 outcome.fallback_reason->c_str());
+  if (fp32 && outcome.device_used == "reference")
+    throw Error(ErrorCategory::unsupported, "precision fp32 needs a Kokkos device; the reference engine is fp64 only");
+
   SweepResults& r = outcome.results;
   const std::size_t n = ids.size(), n_params = grid.n_params();
   for (std::size_t p = 0; p < n_params; ++p) r.param_names.push_back(grid.axis(p).name);
   r.combo_ids = ids;
   r.params.assign(n * n_params, 0.0);
-  r.metrics.assign(n * n_metrics, 0.0);
   for (std::size_t i = 0; i < n; ++i) grid.combo_values(ids[i], &r.params[i * n_params]);
 
   // Resolved once: the simulator would otherwise infer it again for every combo.
   SimulationSettings sim_settings = config.simulation;
   sim_settings.periods_per_year = resolve_periods_per_year(bars, sim_settings);
 
+  double hoist_seconds = 0;
   const auto t_sweep = Clock::now();
-  detail::host_parallel_for(n, detail::resolve_thread_count(request.threads), [&](std::size_t i) {
-    const double* values = &r.params[i * n_params];
-    const StrategyOutputs signals = evaluate_strategy_reference(program, bars, values);
-    const SimulationResult sim = simulate_reference(bars, sim_settings, signals);
-    std::copy(sim.metrics.begin(), sim.metrics.end(), r.metrics.begin() + static_cast<std::ptrdiff_t>(i * n_metrics));
-  });
+  if (outcome.device_used == "reference") {
+    r.metrics.assign(n * n_metrics, 0.0);
+    detail::host_parallel_for(n, detail::resolve_thread_count(request.threads), [&](std::size_t i) {
+      const double* values = &r.params[i * n_params];
+      const StrategyOutputs signals = evaluate_strategy_reference(program, bars, values);
+      const SimulationResult sim = simulate_reference(bars, sim_settings, signals);
+      std::copy(sim.metrics.begin(), sim.metrics.end(),
+                r.metrics.begin() + static_cast<std::ptrdiff_t>(i * n_metrics));
+    });
+  } else {
+    const auto t_hoist = Clock::now();
+    const SweepPlan plan = make_sweep_plan(program, bars);
+    hoist_seconds = seconds_since(t_hoist);
+    outcome.profile.set("hoisted_series", static_cast<double>(plan.hoisted_series.size()));
+    outcome.profile.set("materialized_series", static_cast<double>(plan.materialized.size()));
+    outcome.profile.set("series_bytes", static_cast<double>(plan.series_bytes(fp32 ? 4 : 8)));
+    r.metrics = run_sweep_kernel_on(outcome.device_used, fp32, program, plan, bars, sim_settings, r.params);
+    if (fp32 && n > 0) {
+      // Ranking check: an fp64 re-run of a deterministic sample of combos.
+      const std::size_t m = std::min<std::size_t>(n, 512);
+      std::vector<std::uint64_t> rows(n);
+      for (std::size_t i = 0; i < n; ++i) rows[i] = i;
+      rows = sample_combos(rows, m, 17);
+      std::vector<double> sample_params;
+      for (auto row : rows)
+        sample_params.insert(sample_params.end(), r.params.begin() + static_cast<long>(row * n_params),
+                             r.params.begin() + static_cast<long>((row + 1) * n_params));
+      const auto f64 = run_sweep_kernel_on(outcome.device_used, false, program, plan, bars, sim_settings, sample_params);
+      const int obj = metric_index(config.sweep.objective.metric);
+      std::vector<double> a, b;
+      for (std::size_t k = 0; k < rows.size(); ++k) {
+        const double x = r.metrics[rows[k] * n_metrics + static_cast<std::size_t>(obj)];
+        const double y = f64[k * n_metrics + static_cast<std::size_t>(obj)];
+        if (std::isnan(x) || std::isnan(y)) continue;
+        a.push_back(x), b.push_back(y);
+      }
+      if (a.size() >= 2) outcome.profile.set("fp32_spearman_vs_fp64", spearman(a, b));
+      std::vector<double> m32, m64;
+      std::vector<std::uint64_t> sample_ids;
+      for (std::size_t k = 0; k < rows.size(); ++k) {
+        m32.insert(m32.end(), r.metrics.begin() + static_cast<long>(rows[k] * n_metrics),
+                   r.metrics.begin() + static_cast<long>((rows[k] + 1) * n_metrics));
+        sample_ids.push_back(rows[k]);
+      }
+      const std::size_t k = std::max<std::size_t>(1, std::min<std::size_t>(rows.size() / 10, 50));
+      const auto top32 = select_top_k(m32, sample_ids, config.sweep.objective, k);
+      const auto top64 = select_top_k(f64, sample_ids, config.sweep.objective, k);
+      std::size_t overlap = 0;
+      for (auto x : top32) overlap += std::count(top64.begin(), top64.end(), x);
+      if (!top64.empty()) outcome.profile.set("fp32_topk_overlap", static_cast<double>(overlap) / top64.size());
+      outcome.profile.set("fp32_check_sample", static_cast<double>(rows.size()));
+    }
+  }
   const double sweep_seconds = seconds_since(t_sweep);
 
   const auto t_topk = Clock::now();
@@ -104,7 +206,8 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   prof.set("config_path", config.source_path);
   prof.set("device", outcome.device_used);
   prof.set("device_requested", requested);
-  prof.set("precision", "fp64");
+  prof.set("precision", fp32 ? "fp32" : "fp64");
+  prof.set("seconds_hoist", hoist_seconds);
   if (outcome.fallback_reason) prof.set("fallback_reason", *outcome.fallback_reason);
   prof.set("combos", static_cast<double>(n));
   prof.set("combos_in_grid", static_cast<double>(grid.n_combos()));

@@ -282,25 +282,32 @@ TEST(ConfigLoader, LoadFromFileUsesItsDirectory) {
   }
 }
 
-TEST(ConfigLoader, Timestamps) {
-  using kbt::parse_utc_timestamp_ns;
+TEST(ConfigLoader, ScoringWindowPoints) {
+  // Timestamps follow the ISO-8601 rules of the data files (kbt::parse_iso8601_ns);
+  // a plain integer is a bar index.
+  auto start = [](const std::string& v) {
+    return parse("data: d.h5\nstrategy: {position: 1}\nsimulation: {score_start: " + v + "}\n").simulation;
+  };
   const std::int64_t s = 1000000000;
-  EXPECT_EQ(parse_utc_timestamp_ns("1970-01-01"), 0);
-  EXPECT_EQ(parse_utc_timestamp_ns("1970-01-02T00:00:01Z"), (86400 + 1) * s);
-  EXPECT_EQ(parse_utc_timestamp_ns("1970-01-01 00:01"), 60 * s);
-  EXPECT_EQ(parse_utc_timestamp_ns("1970-01-01T00:00:00.5"), s / 2);
-  EXPECT_EQ(parse_utc_timestamp_ns("1970-01-01T00:00:00.000000001Z"), 1);
-  EXPECT_EQ(parse_utc_timestamp_ns("1970-01-01T01:00:00+01:00"), 0);
-  EXPECT_EQ(parse_utc_timestamp_ns("1969-12-31T23:00:00-0100"), 0);
-  EXPECT_EQ(parse_utc_timestamp_ns("1969-12-31T23:59:59Z"), -s);
+  EXPECT_EQ(start("1970-01-02T00:00:01Z").score_start_time_ns, (86400 + 1) * s);
+  EXPECT_EQ(start("'1970-01-01 01:00:00.5+01:00'").score_start_time_ns, s / 2);
   // 2000-03-01: 30 years (7 leap days 1972..1996) = 10957 days, +31 Jan +29 Feb (leap).
-  EXPECT_EQ(parse_utc_timestamp_ns("2000-03-01"), (10957LL + 31 + 29) * 86400 * s);
-  EXPECT_FALSE(parse_utc_timestamp_ns("2021-02-29").has_value());  // not a leap year
-  EXPECT_TRUE(parse_utc_timestamp_ns("2020-02-29").has_value());
-  EXPECT_FALSE(parse_utc_timestamp_ns("2021-13-01").has_value());
-  EXPECT_FALSE(parse_utc_timestamp_ns("2021-01-01T24:00").has_value());
-  EXPECT_FALSE(parse_utc_timestamp_ns("2021-01-01T00:00:00.0000000001").has_value());
-  EXPECT_FALSE(parse_utc_timestamp_ns("yesterday").has_value());
-  EXPECT_FALSE(parse_utc_timestamp_ns("2021-01-01x").has_value());
-  EXPECT_FALSE(parse_utc_timestamp_ns("3000-01-01").has_value());  // beyond int64 ns
+  EXPECT_EQ(start("2000-03-01").score_start_time_ns, (10957LL + 31 + 29) * 86400 * s);
+  EXPECT_FALSE(start("2000-03-01").score_start_bar.has_value());
+  EXPECT_EQ(start("250").score_start_bar, 250);
+  EXPECT_FALSE(start("250").score_start_time_ns.has_value());
+  EXPECT_FALSE(start("null").score_start_bar.has_value());
+  for (const char* bad : {"2021-02-29", "2021-13-01", "-1", "2.5", "yesterday", "[1]"})
+    EXPECT_THROW(start(bad), kbt::Error) << bad;
+}
+
+TEST(ConfigLoader, KeyOriginsPointAtTheWrittenValues) {
+  const auto c = parse("data: d.h5\nstrategy: {position: 1}\nsimulation:\n  fee_bps: {okx: 8}\n  fill:   close\n"
+                       "sweep: {objective: {metric: calmar}}\n");
+  EXPECT_EQ(c.where("data"), "cfg.yaml:1:7");
+  EXPECT_EQ(c.where("simulation.fee_bps"), "cfg.yaml:4:12");
+  EXPECT_EQ(c.where("simulation.fill"), "cfg.yaml:5:11");
+  EXPECT_EQ(c.key_origins.at("simulation.fill").text, "close");
+  EXPECT_EQ(c.where("sweep.objective.metric"), "cfg.yaml:6:29");
+  EXPECT_EQ(c.where("simulation.stop_loss"), "cfg.yaml");  // not written
 }

@@ -44,6 +44,7 @@ TEST(DataCli, InspectRejectsEveryBadHdf5File) {
   const std::vector<BadHdf5> cases = {
       {"not_hdf5.h5", {"not an HDF5 file"}},
       {"truncated.h5", {"corrupt or truncated"}},
+      {"corrupt_chunk.h5", {"dataset /bars/close: read failed (file is corrupt or truncated)"}},
       {"wrong_dtype_close.h5", {"dataset /bars/close: expected float64 [2][6], found int32 [2][6]"}},
       {"shape_mismatch.h5", {"dataset /bars/high: expected float64 [2][6], found float64 [2][5]"}},
       {"non_increasing_timestamps.h5", {"dataset /timestamps: timestamps not increasing at index 3", "at index 2"}},
@@ -68,6 +69,7 @@ TEST(DataCli, InspectRejectsEveryBadHdf5File) {
 
 TEST(DataCli, InspectMissingFileIsIo) {
   expect_one_error(kbt::test::run_kbt("data inspect /nonexistent/x.h5"), "io", {"/nonexistent/x.h5"});
+  expect_one_error(kbt::test::run_kbt("data inspect '" + kBadDir + "'"), "io", {"is a directory"});
 }
 
 struct BadCsv {
@@ -204,6 +206,11 @@ TEST(DataCli, SynthImportInspectHappyPaths) {
                          "' --venue BTC=binance");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("ignored columns: extra"), std::string::npos) << r.output;
+  // A positional CSV after a repeatable NAME=path option is still a bar file.
+  const std::string out2 = dir.file("i2.h5");
+  r = kbt::test::run_kbt("data import --out '" + out2 + "' --exo hr='" + e + "' '" + a + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(kbt::load_bars_hdf5(out2).symbols, std::vector<std::string>{"A"});
   const auto b = kbt::load_bars_hdf5(out);
   EXPECT_EQ(b.symbols, std::vector<std::string>{"BTC"});
   EXPECT_EQ(b.venues, std::vector<std::string>{"binance"});

@@ -176,6 +176,15 @@ TEST(DataHdf5, SameContentSameBytes) {
   EXPECT_NE(a, kbt::test::read_bytes(dir.file("c.h5")));
 }
 
+TEST(DataHdf5, EmptyExoSeriesRoundTripsAsAllNaN) {
+  kbt::test::TempDir dir;
+  kbt::write_bars_hdf5(small_bars(), {{"empty", {}}}, dir.file("x.h5"));
+  const auto got = kbt::load_bars_hdf5(dir.file("x.h5"));
+  ASSERT_EQ(got.exo.at("empty").size(), 4u);
+  for (double v : got.exo.at("empty")) EXPECT_TRUE(std::isnan(v));
+  EXPECT_TRUE(kbt::read_exo_raw(dir.file("x.h5")).at("empty").timestamps.empty());
+}
+
 TEST(DataHdf5, ExtraPerSymbolColumnsAreLoaded) {
   kbt::test::TempDir dir;
   auto bars = small_bars();

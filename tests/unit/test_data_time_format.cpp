@@ -13,6 +13,8 @@ TEST(DataTimeFormat, IsoDatesAndTimes) {
   EXPECT_EQ(kbt::parse_iso8601_ns("1970-01-01"), 0);
   EXPECT_EQ(kbt::parse_iso8601_ns("2021-01-01"), k2021);
   EXPECT_EQ(kbt::parse_iso8601_ns("2021-01-01 00:00:00"), k2021);
+  EXPECT_EQ(kbt::parse_iso8601_ns("20210101"), k2021);  // basic format
+  EXPECT_FALSE(kbt::parse_iso8601_ns("20211301"));
   EXPECT_EQ(kbt::parse_iso8601_ns("2021-01-01T00:00"), k2021);
   EXPECT_EQ(kbt::parse_iso8601_ns("2000-02-29T12:34:56"), 951827696LL * kSec);  // leap day
   EXPECT_EQ(kbt::parse_iso8601_ns("1900-03-01"), -2203891200LL * kSec);
@@ -26,6 +28,9 @@ TEST(DataTimeFormat, IsoFractionsAndOffsets) {
   EXPECT_EQ(kbt::parse_iso8601_ns("2021-01-01T02:00:00+02:00"), k2021);
   EXPECT_EQ(kbt::parse_iso8601_ns("2020-12-31T19:00:00-05:00"), k2021);
   EXPECT_EQ(kbt::parse_iso8601_ns("2020-12-31T18:30:00-0530"), k2021);
+  EXPECT_EQ(kbt::parse_iso8601_ns("2021-01-01T09:00:00+09"), k2021);
+  EXPECT_FALSE(kbt::parse_iso8601_ns("2021-01-01T09:00:00+9"));
+  EXPECT_FALSE(kbt::parse_iso8601_ns("2021-01-01T09:00:00+09:"));
 }
 
 TEST(DataTimeFormat, IsoRejectsMalformed) {
@@ -54,6 +59,8 @@ TEST(DataTimeFormat, EpochUnitByMagnitude) {
 TEST(DataTimeFormat, TimestampTriesIsoThenEpoch) {
   EXPECT_EQ(kbt::parse_timestamp_ns("2021-01-01"), k2021);
   EXPECT_EQ(kbt::parse_timestamp_ns("1609459200"), k2021);
+  EXPECT_EQ(kbt::parse_timestamp_ns("20000229"), 951782400LL * kSec);  // a date, not 20000229 s
+  EXPECT_EQ(kbt::parse_timestamp_ns("99999999"), 99999999LL * kSec);   // no such date: epoch seconds
   EXPECT_FALSE(kbt::parse_timestamp_ns("yesterday"));
 }
 

@@ -125,12 +125,13 @@ template <class Space>
 class KokkosCompat : public ::testing::Test {};
 TYPED_TEST_SUITE(KokkosCompat, kbt::test::ExecutionSpaces, kbt::test::SpaceNames);
 
-TYPED_TEST(KokkosCompat, KernelDoubleMathHasHostBits) {
-  expect_kernel_math_matches_host<TypeParam, double>(TypeParam());
-}
+template <class SpaceReal>
+class PortableMathInKernels : public ::testing::Test {};
+TYPED_TEST_SUITE(PortableMathInKernels, kbt::test::SpaceRealPairs, kbt::test::SpaceRealNames);
 
-TYPED_TEST(KokkosCompat, KernelFloatMathHasHostBits) {
-  expect_kernel_math_matches_host<TypeParam, float>(TypeParam());
+TYPED_TEST(PortableMathInKernels, HasHostBits) {
+  using Space = typename TypeParam::Space;
+  expect_kernel_math_matches_host<Space, typename TypeParam::Real>(Space());
 }
 
 TYPED_TEST(KokkosCompat, MinMaxAndSorting) { expect_minmax_and_sorting(TypeParam()); }

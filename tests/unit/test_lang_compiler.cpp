@@ -1,5 +1,6 @@
 // Compiler: name resolution, suggestions, type checks, windows, CSE, hoisting,
 // dead-code removal and strategy outputs.
+#include <kbt/config_loader.hpp>
 #include <kbt/lang/parser.hpp>
 
 #include "test_lang_support.hpp"
@@ -250,4 +251,31 @@ TEST(LangCompiler, DisassemblyNamesEverything) {
   EXPECT_TRUE(contains(text, "rolling_mean r0 window=fast")) << text;
   EXPECT_TRUE(contains(text, "position: r")) << text;
   EXPECT_TRUE(contains(text, "hoisted: r")) << text;
+}
+
+TEST(LangCompiler, PositionsFromTheConfigLoaderPointIntoTheYaml) {
+  const char* yaml = R"(data: data/sample.h5
+strategy:
+  params:
+    fast: {range: [5, 20, 5]}
+    slow: {values: [30]}
+  signals:
+    f: sma(close, fast)
+    s: sma(close, slwo)
+  position: where(f > s, 1, -1)
+)";
+  const RunConfig cfg = parse_run_config(yaml, "configs/x.yaml", "");
+  const std::string msg = strategy_error(cfg.strategy, schema_of(ohlcv()));
+  EXPECT_TRUE(contains(msg, "configs/x.yaml:8:19: unknown name 'slwo'; did you mean 'slow'?")) << msg;
+}
+
+TEST(LangCompiler, WindowSumsRunLeftToRightOverEachWindow) {
+  // Pins the numeric rule kernels must follow. 1 + 1e16 rounds to 1e16, so the
+  // window [1, 1e16, -1e16] sums to 0 left to right (it would be 1 right to left).
+  const BarData d = close_only({1, 1e16, -1e16, 1, 1});
+  // [-1e16, 1, 1]: -1e16 + 1 rounds back to -1e16, and so does adding the second 1.
+  expect_series(eval(d, "rolling_sum(close, 3)"), {NaN, NaN, 0, 1, -1e16});
+  // Re-summed per window: the last window [1, 1] is exactly 2, which a running sum
+  // (add the new value, subtract the old) would have lost.
+  expect_series(eval(d, "rolling_sum(close, 2)"), {NaN, 1e16, 0, -1e16, 2});
 }

@@ -12,10 +12,11 @@ namespace kbt {
 
 // Parses an ISO-8601 date or date-time into ns since epoch (UTC). Accepted:
 //   2021-03-04                     (midnight UTC)
+//   20210304                       (basic format, date only: 8 digits)
 //   2021-03-04 05:06:07  / 2021-03-04T05:06:07
 //   2021-03-04T05:06               (seconds omitted)
 //   ...07.123456789                (1 to 9 fractional digits)
-//   ...Z / ...+02:00 / ...-0530    (offset; the result is converted to UTC)
+//   ...Z / ...+02:00 / ...-0530 / ...+09  (offset; the result is converted to UTC)
 // A time without an offset is taken as UTC. Returns nullopt when `text` is
 // not of this form or names an impossible date/time.
 std::optional<std::int64_t> parse_iso8601_ns(std::string_view text);
@@ -30,7 +31,8 @@ std::optional<std::int64_t> parse_iso8601_ns(std::string_view text);
 // not a number or overflows int64 ns.
 std::optional<std::int64_t> parse_epoch_ns(std::string_view text);
 
-// ISO-8601 form first, then an epoch number.
+// ISO-8601 form first, then an epoch number. So 8 digits that form a valid
+// date (20210304) are a date, not epoch seconds of 1970-1973.
 std::optional<std::int64_t> parse_timestamp_ns(std::string_view text);
 
 // "2021-03-04T05:06:07Z"; fractional seconds are printed only when non-zero

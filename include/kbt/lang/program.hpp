@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kbt {
@@ -70,6 +71,9 @@ struct Instr {
   double constant = 0.0;
 };
 
+// Instructions, scan headers and hoisting entries are copied to devices as bytes.
+static_assert(std::is_trivially_copyable<Instr>::value, "Instr must stay plain data");
+
 // One scan: its tapes live in Program::scan_tape, its index lists in
 // Program::scan_refs. Slots are local to a tape: slot i of the init tape is
 // scan_tape[init_begin + i].
@@ -94,6 +98,9 @@ struct HoistedSeries {
   std::int32_t window = 0;  // constant, or param index
   std::int32_t frame = 0;
 };
+
+static_assert(std::is_trivially_copyable<ScanProgram>::value, "ScanProgram must stay plain data");
+static_assert(std::is_trivially_copyable<HoistedSeries>::value, "HoistedSeries must stay plain data");
 
 struct Program {
   std::vector<Instr> code;             // register i = code[i]

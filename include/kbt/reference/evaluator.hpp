@@ -9,14 +9,42 @@
 #include <kbt/lang/program.hpp>
 #include <kbt/strategy_outputs.hpp>
 
+#include <cstddef>
+#include <memory>
 #include <vector>
 
 namespace kbt {
 
+// Optional, for sweeps: shares across the combos of one (program, data) pair the
+// series that are the same for every combo (registers that depend on no param) or
+// depend on the combo only through a window param (Program::hoisted, one entry per
+// window value), so that each is computed once. The evaluator's own code computes
+// every cached value, so results are bit-identical with and without the cache.
+// Thread-safe: one cache may be shared by threads evaluating different combos.
+// Once `max_bytes` of series are held, further series are computed but not kept.
+class ReferenceSeriesCache {
+ public:
+  explicit ReferenceSeriesCache(std::size_t max_bytes = std::size_t(1) << 30);
+  ~ReferenceSeriesCache();
+  ReferenceSeriesCache(const ReferenceSeriesCache&) = delete;
+  ReferenceSeriesCache& operator=(const ReferenceSeriesCache&) = delete;
+
+  std::size_t bytes_held() const;
+  std::size_t hits() const;
+
+  struct Impl;
+
+ private:
+  friend class ReferenceCacheAccess;
+  std::unique_ptr<Impl> impl_;
+};
+
 // Target positions or entry/exit booleans of one combo. `param_values` holds
 // program.n_params() values in Program::param_names order.
+// `cache` (optional) must be used with one program and one data set only.
 StrategyOutputs evaluate_strategy_reference(const Program& program, const BarData& data,
-                                            const double* param_values);
+                                            const double* param_values,
+                                            ReferenceSeriesCache* cache = nullptr);
 
 // True when every constraint is true (an unknown constraint counts as false).
 // Needs no data: constraints depend on params only.

@@ -20,10 +20,15 @@ const hsize_t kSym = 2, kBars = 6;
 const std::int64_t kHour = 3600LL * 1000000000LL;
 const std::int64_t kStart = 1609459200LL * 1000000000LL;  // 2021-01-01
 
-void dataset(hid_t loc, const char* name, hid_t ftype, hid_t mtype, std::vector<hsize_t> dims, const void* data) {
+void dataset(hid_t loc, const char* name, hid_t ftype, hid_t mtype, std::vector<hsize_t> dims, const void* data,
+             bool deflate = false) {
   hid_t space = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
   hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
   H5Pset_obj_track_times(dcpl, 0);
+  if (deflate) {
+    H5Pset_chunk(dcpl, static_cast<int>(dims.size()), dims.data());
+    H5Pset_deflate(dcpl, 6);
+  }
   hid_t ds = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
   H5Dclose(ds);
@@ -51,6 +56,7 @@ struct Spec {
   bool int_symbols = false;
   bool exo_not_increasing = false;
   bool omit_timestamps = false;
+  bool deflate_close = false;      // /bars/close as one deflated chunk
 };
 
 Spec good() {
@@ -89,7 +95,8 @@ void write(const std::string& path, const Spec& s) {
     } else if (c == s.short_column) {
       dataset(bars, c.c_str(), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {n_sym, n - 1}, values.data());
     } else {
-      dataset(bars, c.c_str(), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {n_sym, n}, values.data());
+      dataset(bars, c.c_str(), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {n_sym, n}, values.data(),
+              s.deflate_close && c == "close");
     }
   }
   H5Gclose(bars);
@@ -129,5 +136,24 @@ int main() {
   { Spec s = good(); s.int_symbols = true; write("symbols_not_strings.h5", s); }
   { Spec s = good(); s.venues = {"binance"}; write("venues_count_mismatch.h5", s); }
   { Spec s = good(); s.exo_not_increasing = true; write("exo_not_increasing.h5", s); }
+  {
+    // A valid file whose compressed /bars/close chunk is overwritten with junk:
+    // the file opens, the read fails.
+    Spec s = good();
+    s.deflate_close = true;
+    write("corrupt_chunk.h5", s);
+    hid_t file = H5Fopen("corrupt_chunk.h5", H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t ds = H5Dopen2(file, "/bars/close", H5P_DEFAULT);
+    const hsize_t origin[2] = {0, 0};
+    unsigned mask = 0;
+    haddr_t addr = 0;
+    hsize_t size = 0;
+    H5Dget_chunk_info_by_coord(ds, origin, &mask, &addr, &size);
+    H5Dclose(ds);
+    H5Fclose(file);
+    std::fstream f("corrupt_chunk.h5", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(addr));
+    for (hsize_t i = 0; i < size; ++i) f.put(static_cast<char>(0xA5));
+  }
   return 0;
 }

@@ -1,0 +1,197 @@
+#pragma once
+// The hoisting driver (SPEC §1, §6): every distinct (op, input, window) series
+// a sweep needs is computed once, for every symbol and bar, into one device
+// View [n_series][n_sym][n_bars] that the sweep kernels read. The View is
+// allocated once, in the constructor; compute() may run again on new inputs of
+// the same shape. One compute() is at most three kernel launches on one
+// execution-space instance (per-bar ops, rolling min/max, recursive ops).
+//
+//   kbt::kernels::FoldHoister<Kokkos::DefaultExecutionSpace, double> hoist(
+//       {{FoldOp::rolling_mean, close, 20}, {FoldOp::rolling_std, close, 20}},
+//       n_inputs, n_sym, n_bars);
+//   hoist.compute(exec, inputs);             // fences exec before returning
+//   auto sma20 = hoist.series_index({FoldOp::rolling_mean, close, 20});
+//   // hoist.series()(sma20, symbol, bar)
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "kbt/error.hpp"
+#include "kbt/kernels/fold_request.hpp"
+#include "kbt/kernels/fold_task.hpp"
+#include "kbt/kernels/per_bar_fold.hpp"
+#include "kbt/kernels/recursive_fold.hpp"
+#include "kbt/kernels/rolling_extremum.hpp"
+
+namespace kbt::kernels {
+
+// Which functor computes an op.
+enum class FoldFamily { per_bar, extremum, recursive };
+
+inline FoldFamily family_of(FoldOp op) {
+  switch (op) {
+    case FoldOp::rolling_min:
+    case FoldOp::rolling_max: return FoldFamily::extremum;
+    case FoldOp::ema:
+    case FoldOp::rsi:
+    case FoldOp::atr: return FoldFamily::recursive;
+    default: return FoldFamily::per_bar;
+  }
+}
+
+// Throws kbt::Error if `r` cannot be computed from n_inputs input series.
+inline void validate_fold_request(const FoldRequest& r, int n_inputs) {
+  const auto bad = [&](ErrorCategory category, const std::string& why) {
+    throw Error(category, "fold request " + describe(r) + ": " + why);
+  };
+  if (r.window < min_window(r.op))
+    bad(ErrorCategory::grid, "window must be >= " + std::to_string(min_window(r.op)));
+  const auto check_input = [&](int index, const char* what) {
+    if (index < 0 || index >= n_inputs)
+      bad(ErrorCategory::internal, std::string(what) + " index out of range [0, " +
+                                       std::to_string(n_inputs) + ")");
+  };
+  check_input(r.input, r.op == FoldOp::atr ? "close" : "input");
+  if (r.op == FoldOp::atr) {
+    check_input(r.high, "high");
+    check_input(r.low, "low");
+  } else if (r.high != -1 || r.low != -1) {
+    bad(ErrorCategory::internal, "high/low are only read by atr; leave them -1");
+  }
+}
+
+template <class ExecSpace, class Real = double>
+class FoldHoister {
+ public:
+  using views = FoldViews<ExecSpace, Real>;
+  using memory_space = typename views::memory_space;
+  using input_view = typename views::input_view;
+  using series_view = typename views::series_view;
+
+  // Validates the requests (kbt::Error on a bad one), drops duplicates (series
+  // index = order of first appearance) and allocates the output View.
+  FoldHoister(const std::vector<FoldRequest>& requests, int n_inputs, int n_symbols, int n_bars)
+      : n_inputs_(n_inputs), n_sym_(n_symbols), n_bars_(n_bars) {
+    if (n_inputs < 0 || n_symbols < 0 || n_bars < 0)
+      throw Error(ErrorCategory::internal, "FoldHoister: negative extent");
+    std::vector<FoldTask> per_bar, extremum, recursive;
+    for (const FoldRequest& r : requests) {
+      validate_fold_request(r, n_inputs);
+      if (find(r) >= 0) continue;
+      const int index = static_cast<int>(distinct_.size());
+      index_.emplace(key(r), index);
+      distinct_.push_back(r);
+      const FoldTask task{r.op, r.input, r.window, r.high, r.low, index};
+      switch (family_of(r.op)) {
+        case FoldFamily::per_bar: per_bar.push_back(task); break;
+        case FoldFamily::extremum: extremum.push_back(task); break;
+        case FoldFamily::recursive: recursive.push_back(task); break;
+      }
+    }
+    series_ = series_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kbt::hoisted_series"),
+                          distinct_.size(), n_sym_, n_bars_);
+    per_bar_ = upload(per_bar, "kbt::fold_tasks_per_bar");
+    extremum_ = upload(extremum, "kbt::fold_tasks_extremum");
+    recursive_ = upload(recursive, "kbt::fold_tasks_recursive");
+
+    // Rolling min/max work items: n_sym x blocks(window) per task.
+    std::vector<std::int64_t> offsets(extremum.size() + 1, 0);
+    for (std::size_t k = 0; k < extremum.size(); ++k)
+      offsets[k + 1] = offsets[k] + n_sym_ * extremum_blocks(n_bars_, extremum[k].window);
+    extremum_items_ = offsets.back();
+    Kokkos::View<std::int64_t*, memory_space> dev(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "kbt::fold_extremum_offsets"), offsets.size());
+    Kokkos::deep_copy(dev, Kokkos::View<const std::int64_t*, Kokkos::HostSpace,
+                                        Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                               offsets.data(), offsets.size()));
+    extremum_offsets_ = dev;
+  }
+
+  // Computes every hoisted series from `inputs` ([>= n_inputs][n_sym][n_bars],
+  // LayoutRight, in ExecSpace's memory space) and fences `exec`.
+  void compute(const ExecSpace& exec, const input_view& inputs) const {
+    if (inputs.extent(0) < static_cast<std::size_t>(n_inputs_) ||
+        inputs.extent(1) != static_cast<std::size_t>(n_sym_) ||
+        inputs.extent(2) != static_cast<std::size_t>(n_bars_))
+      throw Error(ErrorCategory::internal,
+                  "FoldHoister::compute: inputs are [" + std::to_string(inputs.extent(0)) + "][" +
+                      std::to_string(inputs.extent(1)) + "][" + std::to_string(inputs.extent(2)) +
+                      "], expected [" + std::to_string(n_inputs_) + "][" + std::to_string(n_sym_) +
+                      "][" + std::to_string(n_bars_) + "]");
+    using policy = typename views::range_policy;
+    if (per_bar_.extent(0) > 0 && n_sym_ > 0 && n_bars_ > 0) {
+      PerBarFold<ExecSpace, Real> f{inputs, series_, per_bar_, n_sym_, n_bars_};
+      Kokkos::parallel_for("kbt::fold::per_bar", policy(exec, 0, f.size()), f);
+    }
+    if (extremum_items_ > 0 && n_bars_ > 0) {
+      RollingExtremumFold<ExecSpace, Real> f{inputs, series_, extremum_, extremum_offsets_, n_sym_,
+                                             n_bars_};
+      Kokkos::parallel_for("kbt::fold::rolling_extremum", policy(exec, 0, extremum_items_), f);
+    }
+    if (recursive_.extent(0) > 0 && n_sym_ > 0 && n_bars_ > 0) {
+      RecursiveFold<ExecSpace, Real> f{inputs, series_, recursive_, n_sym_, n_bars_};
+      Kokkos::parallel_for("kbt::fold::recursive", policy(exec, 0, f.size()), f);
+    }
+    exec.fence();
+  }
+  void compute(const input_view& inputs) const { compute(ExecSpace(), inputs); }
+
+  // [n_series][n_sym][n_bars]; valid after compute().
+  const series_view& series() const { return series_; }
+
+  // Distinct requests; request i fills series i.
+  const std::vector<FoldRequest>& requests() const { return distinct_; }
+
+  // Series index of `r`; kbt::Error(internal) when it was not requested.
+  int series_index(const FoldRequest& r) const {
+    const int i = find(r);
+    if (i < 0) throw Error(ErrorCategory::internal, "fold series " + describe(r) + " was not hoisted");
+    return i;
+  }
+
+  std::size_t n_series() const { return distinct_.size(); }
+  std::size_t bytes() const { return series_.span() * sizeof(Real); }
+  // Kernel launches one compute() makes (0..3).
+  int launches() const {
+    return (per_bar_.extent(0) > 0) + (extremum_.extent(0) > 0) + (recursive_.extent(0) > 0);
+  }
+
+ private:
+  using Key = std::tuple<int, int, int, int, int>;
+  static Key key(const FoldRequest& r) {
+    return Key{static_cast<int>(r.op), r.input, r.window, r.high, r.low};
+  }
+  int find(const FoldRequest& r) const {
+    const auto it = index_.find(key(r));
+    return it == index_.end() ? -1 : it->second;
+  }
+
+  typename views::task_view upload(const std::vector<FoldTask>& tasks, const char* label) const {
+    Kokkos::View<FoldTask*, memory_space> dev(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
+                                              tasks.size());
+    Kokkos::deep_copy(dev, Kokkos::View<const FoldTask*, Kokkos::HostSpace,
+                                        Kokkos::MemoryTraits<Kokkos::Unmanaged>>(tasks.data(),
+                                                                                  tasks.size()));
+    return dev;
+  }
+
+  int n_inputs_;
+  int n_sym_;
+  int n_bars_;
+  std::vector<FoldRequest> distinct_;
+  std::map<Key, int> index_;
+  series_view series_;
+  typename views::task_view per_bar_;
+  typename views::task_view extremum_;
+  typename views::task_view recursive_;
+  typename views::offset_view extremum_offsets_;
+  std::int64_t extremum_items_ = 0;
+};
+
+}  // namespace kbt::kernels

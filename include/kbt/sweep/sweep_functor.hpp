@@ -1,0 +1,645 @@
+#pragma once
+// The sweep kernel (SPEC §4-§6): one combo per thread, streaming over bars with
+// its state in per-thread memory, evaluating the compiled program and
+// simulating the portfolio, reduced to the 21 metrics in a single pass.
+//
+// Every rule mirrors the reference engine operation for operation
+// (src/reference/evaluator*.cpp, src/reference/simulator.cpp, docs/semantics.md),
+// so that fp64 metrics are bit-identical; the parity tests compare the bits.
+// Written once, templated on the execution space and the real type.
+
+#include <kbt/detail/scalar_math.hpp>
+#include <kbt/lang/program.hpp>
+#include <kbt/lang/scalar_ops.hpp>
+#include <kbt/reference/metrics_accumulator.hpp>
+#include <kbt/sweep/sweep_plan.hpp>
+
+#include <Kokkos_Core.hpp>
+
+namespace kbt {
+
+// Per-thread, per-symbol portfolio state (the reference's SymbolState, less
+// the ledger-only fields).
+template <class Real>
+struct SweepSymbolState {
+  Real units, held_target, mark, carried_target, lock_target, pending_target;
+  Real entry_price, open_units, best_price, cash_flow, effective;
+  int locked, pending, side, entry_bar, stop_bar;
+};
+
+// Simulation settings, resolved on the host (fees per symbol are a View).
+template <class Real>
+struct SweepSimSettings {
+  Real initial_capital = 0, slippage = 0, borrow_per_bar = 0, max_gross_leverage = 1;
+  Real periods_per_year = 0;
+  Real stop_loss = 0, take_profit = 0, trailing_stop = 0;
+  int has_stop_loss = 0, has_take_profit = 0, has_trailing_stop = 0;
+  int fill_next_open = 0, weighting_equal = 0, stop_first = 1;
+  int window_begin = 0, window_end = 0;
+};
+
+template <class ExecSpace, class Real>
+struct SweepFunctor {
+  using memory_space = typename ExecSpace::memory_space;
+  template <class T>
+  using V1 = Kokkos::View<T*, memory_space>;
+  template <class T>
+  using V2 = Kokkos::View<T**, memory_space>;
+
+  // The program.
+  V1<Instr> code;
+  V1<int> home, home_index, ring_offset, ring_capacity, state_offset, streamed;
+  V1<int> stride;          // per register: bars of its timeframe (row length per symbol)
+  V2<int> frame_visible;   // [frame][base bar] -> visible htf bar, -1 when none
+  V1<ScanProgram> scans;
+  V1<Instr> scan_tape;
+  V1<int> scan_refs, scan_trigger, scan_state_offset;
+  int n_regs = 0, n_streamed = 0, n_sym = 0, n_bars = 0, n_params = 0, n_hoisted = 0;
+  int position = -1, long_entry = -1, long_exit = -1, short_entry = -1, short_exit = -1;
+  int position_form = 1;
+
+  // The data and the precomputed series.
+  V1<Real> open, high, low, close, funding;
+  int has_funding = 0;
+  V2<Real> materialized, hoisted;
+  V2<int> hoist_row;  // [combo][hoisted register] -> row of `hoisted`
+  V2<Real> params;    // [combo][param]
+  V1<Real> fee_rate;  // per symbol, fraction
+  SweepSimSettings<Real> sim;
+
+  // Per-thread scratch, indexed by the combo's index within the chunk.
+  V2<Real> cur, ring, state, slots;
+  V2<SweepSymbolState<Real>> sym;
+
+  V2<double> metrics;  // [combo][n_metrics]
+  long first = 0;      // first combo of this chunk
+
+  // ---- register values -------------------------------------------------------
+
+  KOKKOS_INLINE_FUNCTION Real value(int i, int r, int s, int t) const {
+    switch (home(r)) {
+      case int(RegisterHome::scalar): return cur(i, r * n_sym);
+      case int(RegisterHome::materialized): return materialized(home_index(r), s * stride(r) + t);
+      case int(RegisterHome::hoisted): return hoisted(hoist_row(first + i, home_index(r)), s * stride(r) + t);
+      default: return cur(i, r * n_sym + s);
+    }
+  }
+  KOKKOS_INLINE_FUNCTION Real operand(int i, int r, int s, int t) const {
+    return r < 0 ? Real(0) : value(i, r, s, t);
+  }
+  KOKKOS_INLINE_FUNCTION int window_of(int i, const Instr& ins) const {
+    return ins.window_kind == WindowKind::constant ? ins.window : int(params(first + i, ins.window));
+  }
+
+  // ---- scalars ---------------------------------------------------------------
+
+  KOKKOS_INLINE_FUNCTION void evaluate_scalars(int i) const {
+    for (int r = 0; r < n_regs; ++r) {
+      if (home(r) != int(RegisterHome::scalar)) continue;
+      const Instr ins = code(r);
+      Real v;
+      if (ins.op == OpCode::constant) v = Real(ins.constant);
+      else if (ins.op == OpCode::param) v = params(first + i, ins.aux);
+      else v = ops::apply_pointwise<Real>(ins.op, operand(i, ins.a, 0, 0), operand(i, ins.b, 0, 0),
+                                          operand(i, ins.c, 0, 0));
+      cur(i, r * n_sym) = v;
+    }
+  }
+
+  // ---- windowed ops over a per-thread ring buffer ----------------------------
+
+  KOKKOS_INLINE_FUNCTION Real ring_at(int i, int base, int cap, int t) const { return ring(i, base + t % cap); }
+
+  // x[t-w+1] + ... + x[t], left to right; NaN when any term is NaN.
+  KOKKOS_INLINE_FUNCTION Real window_sum(int i, int base, int cap, int t, int w) const {
+    Real s = ring_at(i, base, cap, t + 1 - w);
+    if (math::isnan(s)) return ops::nan<Real>();
+    for (int j = t + 2 - w; j <= t; ++j) {
+      const Real x = ring_at(i, base, cap, j);
+      if (math::isnan(x)) return ops::nan<Real>();
+      s += x;
+    }
+    return s;
+  }
+  KOKKOS_INLINE_FUNCTION Real window_std(int i, int base, int cap, int t, int w, Real mean) const {
+    Real d = ring_at(i, base, cap, t + 1 - w) - mean;
+    Real ss = d * d;
+    for (int j = t + 2 - w; j <= t; ++j) {
+      d = ring_at(i, base, cap, j) - mean;
+      ss += d * d;
+    }
+    return math::sqrt(ss / Real(w - 1));
+  }
+
+  KOKKOS_INLINE_FUNCTION Real windowed(int i, int r, const Instr& ins, int s, int t) const {
+    const Real nan = ops::nan<Real>();
+    const int w = window_of(i, ins);
+    const Real x = value(i, ins.a, s, t);
+    const int cap = ring_capacity(r);
+    const int base = ring_offset(r) + s * cap;
+    if (ins.op == OpCode::ema) {
+      const int st = state_offset(r) + 2 * s;
+      if (math::isnan(x)) return nan;
+      if (state(i, st) == Real(0)) {
+        state(i, st) = Real(1);
+        state(i, st + 1) = x;
+      } else {
+        const Real alpha = Real(2) / (Real(w) + Real(1));
+        const Real keep = Real(1) - alpha;
+        state(i, st + 1) = alpha * x + keep * state(i, st + 1);
+      }
+      return state(i, st + 1);
+    }
+    if (ins.op == OpCode::rsi) return rsi_step(i, r, x, w, s, t);
+    ring(i, base + t % cap) = x;
+    switch (ins.op) {
+      case OpCode::lag: return t >= w ? ring_at(i, base, cap, t - w) : nan;
+      case OpCode::roc: {
+        if (t < w) return nan;
+        const Real old = ring_at(i, base, cap, t - w);
+        return ops::div<Real>(x - old, old);
+      }
+      case OpCode::rolling_sum:
+        return t >= w - 1 ? window_sum(i, base, cap, t, w) : nan;
+      case OpCode::rolling_mean:
+        return t >= w - 1 ? window_sum(i, base, cap, t, w) / Real(w) : nan;
+      case OpCode::rolling_std: {
+        if (t < w - 1) return nan;
+        const Real mean = window_sum(i, base, cap, t, w) / Real(w);
+        return math::isnan(mean) ? nan : window_std(i, base, cap, t, w, mean);
+      }
+      case OpCode::zscore: {
+        if (t < w - 1) return nan;
+        const Real mean = window_sum(i, base, cap, t, w) / Real(w);
+        if (math::isnan(mean)) return nan;
+        const Real sd = window_std(i, base, cap, t, w, mean);
+        return ops::div<Real>(x - mean, sd);
+      }
+      case OpCode::rolling_min:
+      case OpCode::rolling_max: {
+        if (t < w - 1) return nan;
+        const bool is_min = ins.op == OpCode::rolling_min;
+        Real m = ring_at(i, base, cap, t + 1 - w);
+        for (int j = t + 1 - w; j <= t && !math::isnan(m); ++j) {
+          const Real v = ring_at(i, base, cap, j);
+          m = math::isnan(v) ? nan : (is_min ? (v < m ? v : m) : (v > m ? v : m));
+        }
+        return m;
+      }
+      default: return nan;
+    }
+  }
+
+  // Wilder RSI (reference::rsi): gains/losses of x, seeded by the plain mean of
+  // the first w consecutive valid values, then smoothed.
+  KOKKOS_INLINE_FUNCTION Real rsi_step(int i, int r, Real x, int w, int s, int t) const {
+    const Real nan = ops::nan<Real>();
+    const int cap = ring_capacity(r);
+    const int wcap = (cap - 2) / 2;
+    const int xb = ring_offset(r) + s * cap, gb = xb + 2, lb = gb + wcap;
+    const int st = state_offset(r) + 4 * s;  // run, seeded, s_gain, s_loss
+    ring(i, xb + t % 2) = x;
+    Real gain = nan, loss = nan;
+    if (t >= 1) {
+      const Real d = x - ring(i, xb + (t - 1) % 2);
+      if (!math::isnan(d)) {
+        gain = d > Real(0) ? d : Real(0);
+        loss = d < Real(0) ? -d : Real(0);
+      }
+    }
+    ring(i, gb + t % wcap) = gain;
+    ring(i, lb + t % wcap) = loss;
+    if (math::isnan(gain) || math::isnan(loss)) {
+      state(i, st) = Real(0);
+      return nan;
+    }
+    const Real wd = Real(w);
+    if (state(i, st + 1) == Real(0)) {
+      state(i, st) += Real(1);
+      if (state(i, st) < wd) return nan;
+      state(i, st + 2) = window_sum(i, gb, wcap, t, w) / wd;
+      state(i, st + 3) = window_sum(i, lb, wcap, t, w) / wd;
+      state(i, st + 1) = Real(1);
+    } else {
+      state(i, st + 2) = (state(i, st + 2) * (wd - Real(1)) + gain) / wd;
+      state(i, st + 3) = (state(i, st + 3) * (wd - Real(1)) + loss) / wd;
+    }
+    const Real avg_gain = state(i, st + 2), avg_loss = state(i, st + 3);
+    if (avg_loss == Real(0)) return avg_gain == Real(0) ? Real(50) : Real(100);
+    return Real(100) - Real(100) / (Real(1) + avg_gain / avg_loss);
+  }
+
+  // ---- cross-sectional ops (reference::cs_*) --------------------------------
+
+  KOKKOS_INLINE_FUNCTION void cross_sectional(int i, int r, const Instr& ins, int t) const {
+    const Real nan = ops::nan<Real>();
+    if (ins.op == OpCode::cs_rank) {
+      int valid = 0;
+      for (int s = 0; s < n_sym; ++s) valid += math::isnan(value(i, ins.a, s, t)) ? 0 : 1;
+      for (int s = 0; s < n_sym; ++s) {
+        const Real x = value(i, ins.a, s, t);
+        Real y = nan;
+        if (!math::isnan(x)) {
+          if (valid == 1) {
+            y = Real(0.5);
+          } else {
+            int less = 0, equal = 0;
+            for (int k = 0; k < n_sym; ++k) {
+              const Real v = value(i, ins.a, k, t);
+              if (math::isnan(v)) continue;
+              if (v < x) ++less;
+              else if (v == x) ++equal;
+            }
+            const Real rank = Real(less) + (Real(equal) + Real(1)) / Real(2);
+            y = (rank - Real(1)) / Real(valid - 1);
+          }
+        }
+        cur(i, r * n_sym + s) = y;
+      }
+      return;
+    }
+    Real sum = 0;
+    int count = 0;
+    for (int s = 0; s < n_sym; ++s) {
+      const Real v = value(i, ins.a, s, t);
+      if (math::isnan(v)) continue;
+      sum = count == 0 ? v : sum + v;
+      ++count;
+    }
+    const Real mean = count == 0 ? nan : sum / Real(count);
+    if (ins.op == OpCode::cs_demean) {
+      for (int s = 0; s < n_sym; ++s) {
+        const Real v = value(i, ins.a, s, t);
+        cur(i, r * n_sym + s) = math::isnan(v) ? nan : v - mean;
+      }
+      return;
+    }
+    // cs_zscore
+    Real sd = nan;
+    if (count >= 2) {
+      Real ss = 0;
+      bool first_valid = true;
+      for (int s = 0; s < n_sym; ++s) {
+        const Real v = value(i, ins.a, s, t);
+        if (math::isnan(v)) continue;
+        const Real d = v - mean;
+        ss = first_valid ? d * d : ss + d * d;
+        first_valid = false;
+      }
+      sd = math::sqrt(ss / Real(count - 1));
+    }
+    for (int s = 0; s < n_sym; ++s) {
+      const Real v = value(i, ins.a, s, t);
+      cur(i, r * n_sym + s) = (count < 2 || math::isnan(v)) ? nan : ops::div<Real>(v - mean, sd);
+    }
+  }
+
+  // ---- scans (reference run_scan / run_tape) ---------------------------------
+
+  KOKKOS_INLINE_FUNCTION void run_tape(int i, int begin, int end, int in_base, int st_base) const {
+    for (int k = begin; k < end; ++k) {
+      const Instr ins = scan_tape(k);
+      Real v;
+      switch (ins.op) {
+        case OpCode::constant: v = Real(ins.constant); break;
+        case OpCode::param: v = params(first + i, ins.aux); break;
+        case OpCode::scan_input: v = state(i, in_base + ins.aux); break;
+        case OpCode::scan_state: v = state(i, st_base + ins.aux); break;
+        default:
+          v = ops::apply_pointwise<Real>(ins.op, ins.a < 0 ? Real(0) : slots(i, ins.a),
+                                         ins.b < 0 ? Real(0) : slots(i, ins.b),
+                                         ins.c < 0 ? Real(0) : slots(i, ins.c));
+      }
+      slots(i, k - begin) = v;
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void scan_step(int i, int scan, int t) const {
+    const ScanProgram sp = scans(scan);
+    const int per_sym = 1 + sp.n_states + sp.n_outputs + sp.n_inputs;
+    for (int s = 0; s < n_sym; ++s) {
+      const int seeded = scan_state_offset(scan) + s * per_sym;
+      const int st = seeded + 1, out = st + sp.n_states, in = out + sp.n_outputs;
+      bool valid = true;
+      for (int k = 0; k < sp.n_inputs; ++k) {
+        const Real v = value(i, scan_refs(sp.inputs + k), s, t);
+        state(i, in + k) = v;
+        valid = valid && !math::isnan(v);
+      }
+      if (!valid) {
+        for (int k = 0; k < sp.n_outputs; ++k) state(i, out + k) = ops::nan<Real>();
+        continue;
+      }
+      if (state(i, seeded) == Real(0)) {
+        run_tape(i, sp.init_begin, sp.init_end, in, st);
+        for (int j = 0; j < sp.n_states; ++j) state(i, st + j) = slots(i, scan_refs(sp.init_state + j));
+        state(i, seeded) = Real(1);
+      }
+      run_tape(i, sp.update_begin, sp.update_end, in, st);
+      for (int k = 0; k < sp.n_outputs; ++k) state(i, out + k) = slots(i, scan_refs(sp.outputs + k));
+      for (int j = 0; j < sp.n_states; ++j) state(i, st + j) = slots(i, scan_refs(sp.update_state + j));
+    }
+  }
+
+  // ---- one bar of every streamed register -------------------------------------
+
+  KOKKOS_INLINE_FUNCTION void evaluate_bar(int i, int t) const {
+    for (int k = 0; k < n_streamed; ++k) {
+      const int r = streamed(k);
+      const Instr ins = code(r);
+      switch (ins.op) {
+        case OpCode::cs_rank: case OpCode::cs_zscore: case OpCode::cs_demean:
+          cross_sectional(i, r, ins, t);
+          break;
+        case OpCode::htf: {
+          // The last completed higher-timeframe bar (reference: Evaluator htf).
+          const int j = frame_visible(ins.aux, t);
+          for (int s = 0; s < n_sym; ++s) cur(i, r * n_sym + s) = j >= 0 ? value(i, ins.a, s, j) : ops::nan<Real>();
+          break;
+        }
+        case OpCode::symbol_read:
+          for (int s = 0; s < n_sym; ++s) cur(i, r * n_sym + s) = value(i, ins.a, ins.aux, t);
+          break;
+        case OpCode::scan_output: {
+          if (scan_trigger(ins.aux) == r) scan_step(i, ins.aux, t);
+          const ScanProgram sp = scans(ins.aux);
+          const int per_sym = 1 + sp.n_states + sp.n_outputs + sp.n_inputs;
+          for (int s = 0; s < n_sym; ++s)
+            cur(i, r * n_sym + s) = state(i, scan_state_offset(ins.aux) + s * per_sym + 1 + sp.n_states + ins.aux2);
+          break;
+        }
+        case OpCode::lag: case OpCode::roc: case OpCode::rolling_sum: case OpCode::rolling_mean:
+        case OpCode::rolling_std: case OpCode::zscore: case OpCode::rolling_min: case OpCode::rolling_max:
+        case OpCode::ema: case OpCode::rsi:
+          for (int s = 0; s < n_sym; ++s) cur(i, r * n_sym + s) = windowed(i, r, ins, s, t);
+          break;
+        default:
+          for (int s = 0; s < n_sym; ++s)
+            cur(i, r * n_sym + s) = ops::apply_pointwise<Real>(ins.op, operand(i, ins.a, s, t),
+                                                               operand(i, ins.b, s, t), operand(i, ins.c, s, t));
+      }
+    }
+  }
+
+  // ---- the portfolio (reference ReferenceSimulator, docs/semantics.md) --------
+
+  struct Account {
+    Real cash;
+    BasicMetricsAccumulator<Real> acc;
+  };
+
+  KOKKOS_INLINE_FUNCTION Real at(const V1<Real>& column, int s, int t) const { return column(s * n_bars + t); }
+  KOKKOS_INLINE_FUNCTION bool bar_valid(int s, int t) const { return !math::isnan(at(close, s, t)); }
+  KOKKOS_INLINE_FUNCTION static int sign_of(Real x) { return x > Real(0) ? 1 : (x < Real(0) ? -1 : 0); }
+
+  KOKKOS_INLINE_FUNCTION Real marked_equity(int i, const Account& a) const {
+    Real equity = a.cash;
+    for (int s = 0; s < n_sym; ++s) {
+      const SweepSymbolState<Real>& st = sym(i, s);
+      if (st.units != Real(0)) equity += st.units * st.mark;
+    }
+    return equity;
+  }
+
+  KOKKOS_INLINE_FUNCTION void carry_target(int i, int s, int t) const {
+    const Real v = value(i, position, s, t);
+    if (!math::isnan(v)) sym(i, s).carried_target = v;
+  }
+
+  KOKKOS_INLINE_FUNCTION bool fires(int i, int reg, int s, int t) const {
+    if (reg < 0) return false;
+    const Real v = value(i, reg, s, t);
+    return !math::isnan(v) && v != Real(0);
+  }
+
+  KOKKOS_INLINE_FUNCTION Real desired_side(int i, int s, int t) const {
+    const SweepSymbolState<Real>& st = sym(i, s);
+    const int actual = sign_of(st.held_target);
+    if (!bar_valid(s, t) || st.stop_bar == t) return Real(actual);
+    const bool le = fires(i, long_entry, s, t), lx = fires(i, long_exit, s, t);
+    const bool se = fires(i, short_entry, s, t), sx = fires(i, short_exit, s, t);
+    if (actual > 0) return (lx || se) ? (se ? Real(-1) : Real(0)) : Real(1);
+    if (actual < 0) return (sx || le) ? (le ? Real(1) : Real(0)) : Real(-1);
+    if (le && !se) return Real(1);
+    if (se && !le) return Real(-1);
+    return Real(0);
+  }
+
+  KOKKOS_INLINE_FUNCTION Real execute(int s, Account& a, SweepSymbolState<Real>& st, Real delta, Real price) const {
+    const Real exec = delta > Real(0) ? price * (Real(1) + sim.slippage) : price * (Real(1) - sim.slippage);
+    const Real notional = math::fabs(delta) * exec;
+    const Real fee = notional * fee_rate(s);
+    a.cash -= delta * exec;
+    a.cash -= fee;
+    st.cash_flow -= delta * exec;
+    st.cash_flow -= fee;
+    a.acc.add_fill(notional, fee);
+    return exec;
+  }
+
+  KOKKOS_INLINE_FUNCTION void close_trade(Account& a, SweepSymbolState<Real>& st, int t) const {
+    const Real notional = math::fabs(st.open_units) * st.entry_price;
+    const Real ret = st.cash_flow / notional;
+    a.acc.add_trade(ret, Real(t - st.entry_bar));
+    st.cash_flow = Real(0);
+  }
+
+  KOKKOS_INLINE_FUNCTION void fill(int i, int s, int t, Account& a, Real target, Real equity, Real price) const {
+    SweepSymbolState<Real>& st = sym(i, s);
+    if (!(equity > Real(0))) target = Real(0);
+    st.held_target = target;
+    const Real new_units = target == Real(0) ? Real(0) : target * equity / price;
+    const Real old_units = st.units;
+    if (old_units != Real(0) && sign_of(new_units) != sign_of(old_units)) {
+      execute(s, a, st, -old_units, price);
+      st.units = Real(0);
+      close_trade(a, st, t);
+    }
+    if (new_units == Real(0) || new_units == old_units) return;
+    if (st.units == Real(0)) {
+      const Real exec = execute(s, a, st, new_units, price);
+      st.units = new_units;
+      st.side = sign_of(st.units);
+      st.entry_bar = t;
+      st.entry_price = exec;
+      st.open_units = st.units;
+      st.best_price = exec;
+    } else {
+      execute(s, a, st, new_units - old_units, price);
+      st.units = new_units;
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void fill_pending_orders(int i, int t, Account& a) const {
+    bool any = false;
+    for (int s = 0; s < n_sym; ++s) any = any || sym(i, s).pending;
+    if (!any) return;
+    Real equity = a.cash;
+    for (int s = 0; s < n_sym; ++s) {
+      const SweepSymbolState<Real>& st = sym(i, s);
+      if (st.units == Real(0)) continue;
+      const Real o = at(open, s, t);
+      equity += st.units * (math::isnan(o) ? st.mark : o);
+    }
+    for (int s = 0; s < n_sym; ++s) {
+      SweepSymbolState<Real>& st = sym(i, s);
+      if (!st.pending) continue;
+      st.pending = 0;
+      const Real o = at(open, s, t);
+      if (math::isnan(o) || !bar_valid(s, t)) continue;
+      fill(i, s, t, a, st.pending_target, equity, o);
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void check_stops(int i, int s, int t, Account& a) const {
+    SweepSymbolState<Real>& st = sym(i, s);
+    if (st.units == Real(0)) return;
+    if (!(sim.has_stop_loss || sim.has_take_profit || sim.has_trailing_stop)) return;
+    const Real o = at(open, s, t), h = at(high, s, t), l = at(low, s, t);
+    if (math::isnan(o) || math::isnan(h) || math::isnan(l) || !bar_valid(s, t)) return;
+    const bool is_long = st.side > 0;
+    const bool has_stop = sim.has_stop_loss || sim.has_trailing_stop;
+    Real stop_level = 0;
+    if (sim.has_stop_loss)
+      stop_level = is_long ? st.entry_price * (Real(1) - sim.stop_loss) : st.entry_price * (Real(1) + sim.stop_loss);
+    if (sim.has_trailing_stop) {
+      const Real trail = is_long ? st.best_price * (Real(1) - sim.trailing_stop)
+                                 : st.best_price * (Real(1) + sim.trailing_stop);
+      const bool tighter = !sim.has_stop_loss || (is_long ? trail > stop_level : trail < stop_level);
+      if (tighter) stop_level = trail;
+    }
+    Real target_level = 0;
+    if (sim.has_take_profit)
+      target_level = is_long ? st.entry_price * (Real(1) + sim.take_profit)
+                             : st.entry_price * (Real(1) - sim.take_profit);
+    bool exit = false;
+    Real price = 0;
+    if (has_stop && (is_long ? o <= stop_level : o >= stop_level)) {
+      exit = true, price = o;
+    } else if (sim.has_take_profit && (is_long ? o >= target_level : o <= target_level)) {
+      exit = true, price = o;
+    } else {
+      const bool stop_hit = has_stop && (is_long ? l <= stop_level : h >= stop_level);
+      const bool target_hit = sim.has_take_profit && (is_long ? h >= target_level : l <= target_level);
+      if (stop_hit && (!target_hit || sim.stop_first)) {
+        exit = true, price = stop_level;
+      } else if (target_hit) {
+        exit = true, price = target_level;
+      }
+    }
+    if (exit) {
+      execute(s, a, st, -st.units, price);
+      st.units = Real(0);
+      st.held_target = Real(0);
+      st.locked = 1;
+      st.lock_target = st.carried_target;
+      st.stop_bar = t;
+      close_trade(a, st, t);
+      return;
+    }
+    if (is_long ? h > st.best_price : l < st.best_price) st.best_price = is_long ? h : l;
+  }
+
+  KOKKOS_INLINE_FUNCTION void charge_carry(int i, int s, int t, Account& a) const {
+    SweepSymbolState<Real>& st = sym(i, s);
+    if (st.units == Real(0) || !bar_valid(s, t)) return;
+    const Real c = at(close, s, t);
+    if (st.units < Real(0) && sim.borrow_per_bar != Real(0)) {
+      const Real cost = math::fabs(st.units) * c * sim.borrow_per_bar;
+      a.cash -= cost;
+      st.cash_flow -= cost;
+    }
+    if (has_funding) {
+      const Real rate = at(funding, s, t);
+      if (!math::isnan(rate)) {
+        const Real cost = st.units * c * rate;
+        a.cash -= cost;
+        st.cash_flow -= cost;
+        a.acc.add_funding(cost);
+      }
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void decide(int i, int t, Account& a) const {
+    Real gross = 0;
+    for (int s = 0; s < n_sym; ++s) {
+      SweepSymbolState<Real>& st = sym(i, s);
+      Real raw;
+      if (position_form) {
+        if (st.locked && st.carried_target != st.lock_target) st.locked = 0;
+        raw = st.carried_target;
+      } else {
+        raw = desired_side(i, s, t);
+      }
+      st.effective = sim.weighting_equal ? raw / Real(n_sym) : raw;
+      gross += math::fabs(st.effective);
+    }
+    if (gross > sim.max_gross_leverage) {
+      const Real scale = sim.max_gross_leverage / gross;
+      for (int s = 0; s < n_sym; ++s) sym(i, s).effective = sym(i, s).effective * scale;
+    }
+    const Real equity = marked_equity(i, a);
+    for (int s = 0; s < n_sym; ++s) {
+      SweepSymbolState<Real>& st = sym(i, s);
+      Real target = st.effective;
+      if (position_form && st.locked) target = Real(0);
+      if (!(equity > Real(0))) target = Real(0);
+      if (target == st.held_target) continue;
+      if (!sim.fill_next_open) {
+        if (bar_valid(s, t)) fill(i, s, t, a, target, equity, at(close, s, t));
+      } else {
+        st.pending = 1;
+        st.pending_target = target;
+      }
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void step(int i, int t, bool last_bar, Account& a) const {
+    if (sim.fill_next_open) fill_pending_orders(i, t, a);
+    bool exposed = false;
+    for (int s = 0; s < n_sym; ++s) exposed = exposed || sym(i, s).units != Real(0);
+    for (int s = 0; s < n_sym; ++s) check_stops(i, s, t, a);
+    for (int s = 0; s < n_sym; ++s) charge_carry(i, s, t, a);
+    for (int s = 0; s < n_sym; ++s)
+      if (bar_valid(s, t)) sym(i, s).mark = at(close, s, t);
+    if (position_form)
+      for (int s = 0; s < n_sym; ++s) carry_target(i, s, t);
+    if (!last_bar) decide(i, t, a);
+    a.acc.add_bar(marked_equity(i, a), exposed);
+    if (last_bar)
+      for (int s = 0; s < n_sym; ++s) {
+        SweepSymbolState<Real>& st = sym(i, s);
+        if (st.units != Real(0)) {
+          st.cash_flow += st.units * st.mark;
+          close_trade(a, st, t);
+        }
+      }
+  }
+
+  // ---- one combo ---------------------------------------------------------------
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    for (int k = 0; k < int(state.extent(1)); ++k) state(i, k) = Real(0);
+    for (int s = 0; s < n_sym; ++s) {
+      SweepSymbolState<Real> zero{};
+      zero.stop_bar = -1;
+      sym(i, s) = zero;
+    }
+    evaluate_scalars(i);
+    Account a{sim.initial_capital, BasicMetricsAccumulator<Real>(sim.initial_capital, sim.periods_per_year)};
+    for (int t = 0; t < sim.window_end; ++t) {
+      evaluate_bar(i, t);
+      if (t < sim.window_begin) {
+        if (position_form)
+          for (int s = 0; s < n_sym; ++s) carry_target(i, s, t);
+      } else {
+        step(i, t, t + 1 == sim.window_end, a);
+      }
+    }
+    Real out[n_metrics];
+    a.acc.finish(out);
+    for (int m = 0; m < int(n_metrics); ++m) metrics(first + i, m) = double(out[m]);
+  }
+};
+
+}  // namespace kbt

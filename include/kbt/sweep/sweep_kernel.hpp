@@ -1,0 +1,221 @@
+#pragma once
+// Runs the sweep functor over a list of combos on one execution space, in
+// chunks that bound the per-thread scratch memory. Results do not depend on
+// the chunk size or the thread count: every combo is independent.
+
+#include <kbt/bar_data.hpp>
+#include <kbt/config.hpp>
+#include <kbt/error.hpp>
+#include <kbt/kokkos_compat.hpp>
+#include <kbt/reference/simulator.hpp>
+#include <kbt/sweep/sweep_functor.hpp>
+#include <kbt/sweep/sweep_plan.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace kbt {
+
+struct KernelSweepOptions {
+  // Upper bound on the per-chunk scratch (bytes); 0 = 512 MiB.
+  std::size_t scratch_budget_bytes = 0;
+  // Fixed chunk size in combos (0 = derived from the budget). For tests.
+  std::size_t chunk_combos = 0;
+};
+
+namespace detail {
+
+template <class T, class Space>
+Kokkos::View<T*, Space> upload_1d(const std::vector<T>& host, const char* label) {
+  Kokkos::View<T*, Space> dev(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), host.size());
+  Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> src(host.data(), host.size());
+  Kokkos::deep_copy(dev, src);
+  return dev;
+}
+
+template <class Real, class Space>
+Kokkos::View<Real**, Space> upload_rows(const std::vector<std::vector<double>>& rows, std::size_t width,
+                                         const char* label) {
+  Kokkos::View<Real**, Space> dev(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), rows.size(), width);
+  auto host = Kokkos::create_mirror_view(dev);
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    for (std::size_t k = 0; k < width; ++k)
+      host(r, k) = k < rows[r].size() ? static_cast<Real>(rows[r][k]) : Real(0);  // htf rows are shorter
+  Kokkos::deep_copy(dev, host);
+  return dev;
+}
+
+template <class Real, class Space>
+Kokkos::View<Real*, Space> upload_column(const BarData& bars, const std::string& name, const char* label) {
+  std::vector<Real> host(bars.n_symbols() * bars.n_bars(), Real(0));
+  if (bars.has_column(name)) {
+    const auto& col = bars.columns.at(name);
+    for (std::size_t k = 0; k < host.size(); ++k) host[k] = static_cast<Real>(col[k]);
+  }
+  return upload_1d<Real, Space>(host, label);
+}
+
+inline std::vector<int> to_int(const std::vector<std::int32_t>& v) { return std::vector<int>(v.begin(), v.end()); }
+
+}  // namespace detail
+
+// Simulates every combo of `combo_params` ([n_combos][n_params], row-major, in
+// Program::param_names order) and returns their metrics [n_combos][n_metrics].
+// `sim` must have periods_per_year resolved (resolve_periods_per_year).
+template <class ExecSpace, class Real>
+std::vector<double> run_sweep_kernel(const ExecSpace& exec, const Program& program, const SweepPlan& plan,
+                                     const BarData& bars, const SimulationSettings& sim,
+                                     const std::vector<double>& combo_params,
+                                     const KernelSweepOptions& options = {}) {
+  using Space = typename ExecSpace::memory_space;
+  using Functor = SweepFunctor<ExecSpace, Real>;
+  const std::size_t n_params = plan.n_params;
+  const std::size_t n_combos = n_params == 0 ? (combo_params.empty() ? 1 : combo_params.size())
+                                             : combo_params.size() / n_params;
+  const std::size_t n_sym = plan.n_symbols;
+
+  Functor f;
+  f.n_regs = static_cast<int>(plan.n_registers);
+  f.n_sym = static_cast<int>(n_sym);
+  f.n_bars = static_cast<int>(plan.n_bars);
+  f.n_params = static_cast<int>(n_params);
+  f.n_streamed = static_cast<int>(plan.streamed.size());
+  f.n_hoisted = static_cast<int>(plan.hoisted_regs.size());
+  f.position = program.position;
+  f.long_entry = program.long_entry;
+  f.long_exit = program.long_exit;
+  f.short_entry = program.short_entry;
+  f.short_exit = program.short_exit;
+  f.position_form = program.form == StrategyOutputs::Form::position ? 1 : 0;
+
+  f.code = detail::upload_1d<Instr, Space>(program.code, "kbt::code");
+  std::vector<int> home(plan.home.size());
+  for (std::size_t r = 0; r < home.size(); ++r) home[r] = static_cast<int>(plan.home[r]);
+  f.home = detail::upload_1d<int, Space>(home, "kbt::home");
+  f.home_index = detail::upload_1d<int, Space>(detail::to_int(plan.home_index), "kbt::home_index");
+  f.ring_offset = detail::upload_1d<int, Space>(detail::to_int(plan.ring_offset), "kbt::ring_offset");
+  f.ring_capacity = detail::upload_1d<int, Space>(detail::to_int(plan.ring_capacity), "kbt::ring_capacity");
+  f.state_offset = detail::upload_1d<int, Space>(detail::to_int(plan.state_offset), "kbt::state_offset");
+  f.streamed = detail::upload_1d<int, Space>(detail::to_int(plan.streamed), "kbt::streamed");
+  {
+    std::vector<int> stride(program.code.size());
+    for (std::size_t r = 0; r < stride.size(); ++r) {
+      const int frame = program.code[r].frame;
+      stride[r] = static_cast<int>(plan.frame_bars[static_cast<std::size_t>(frame > 0 ? frame : 0)]);
+    }
+    f.stride = detail::upload_1d<int, Space>(stride, "kbt::stride");
+    Kokkos::View<int**, Space> visible("kbt::frame_visible", plan.frame_visible.size(), plan.n_bars);
+    auto hv = Kokkos::create_mirror_view(visible);
+    for (std::size_t fr = 1; fr < plan.frame_visible.size(); ++fr)
+      for (std::size_t b = 0; b < plan.n_bars; ++b) hv(fr, b) = static_cast<int>(plan.frame_visible[fr][b]);
+    Kokkos::deep_copy(visible, hv);
+    f.frame_visible = visible;
+  }
+  f.scans = detail::upload_1d<ScanProgram, Space>(program.scans, "kbt::scans");
+  f.scan_tape = detail::upload_1d<Instr, Space>(program.scan_tape, "kbt::scan_tape");
+  f.scan_refs = detail::upload_1d<int, Space>(detail::to_int(program.scan_refs), "kbt::scan_refs");
+  f.scan_trigger = detail::upload_1d<int, Space>(detail::to_int(plan.scan_trigger), "kbt::scan_trigger");
+  f.scan_state_offset = detail::upload_1d<int, Space>(detail::to_int(plan.scan_state_offset), "kbt::scan_state");
+
+  const std::size_t width = n_sym * plan.n_bars;
+  f.open = detail::upload_column<Real, Space>(bars, "open", "kbt::open");
+  f.high = detail::upload_column<Real, Space>(bars, "high", "kbt::high");
+  f.low = detail::upload_column<Real, Space>(bars, "low", "kbt::low");
+  f.close = detail::upload_column<Real, Space>(bars, "close", "kbt::close");
+  f.has_funding = bars.has_column("funding_rate") ? 1 : 0;
+  f.funding = detail::upload_column<Real, Space>(bars, "funding_rate", "kbt::funding_rate");
+  f.materialized = detail::upload_rows<Real, Space>(plan.materialized, width, "kbt::materialized");
+  f.hoisted = detail::upload_rows<Real, Space>(plan.hoisted_series, width, "kbt::hoisted");
+
+  // Per combo: its params, and for each hoisted register the row of its window.
+  {
+    Kokkos::View<Real**, Space> params(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kbt::params")), n_combos,
+                                       std::max<std::size_t>(n_params, 1));
+    Kokkos::View<int**, Space> rows(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kbt::hoist_row")), n_combos,
+                                    std::max<std::size_t>(plan.hoisted_regs.size(), 1));
+    auto hp = Kokkos::create_mirror_view(params);
+    auto hr = Kokkos::create_mirror_view(rows);
+    for (std::size_t c = 0; c < n_combos; ++c) {
+      for (std::size_t k = 0; k < n_params; ++k) hp(c, k) = static_cast<Real>(combo_params[c * n_params + k]);
+      for (std::size_t h = 0; h < plan.hoisted_regs.size(); ++h) {
+        const Instr& ins = program.code[static_cast<std::size_t>(plan.hoisted_regs[h])];
+        const auto w = static_cast<std::int64_t>(combo_params[c * n_params + static_cast<std::size_t>(ins.window)]);
+        const auto& ws = plan.hoisted_windows[h];
+        const auto it = std::lower_bound(ws.begin(), ws.end(), w);
+        if (it == ws.end() || *it != w)
+          throw Error(ErrorCategory::internal, "combo window value missing from the hoisted series");
+        hr(c, h) = plan.hoisted_first_row[h] + static_cast<int>(it - ws.begin());
+      }
+    }
+    Kokkos::deep_copy(params, hp);
+    Kokkos::deep_copy(rows, hr);
+    f.params = params;
+    f.hoist_row = rows;
+  }
+
+  const std::vector<double> fees = resolve_fee_bps(bars, sim);
+  std::vector<Real> fee_rate(fees.size());
+  for (std::size_t s = 0; s < fees.size(); ++s) fee_rate[s] = static_cast<Real>(fees[s] / 10000.0);
+  f.fee_rate = detail::upload_1d<Real, Space>(fee_rate, "kbt::fee_rate");
+
+  const ScoringWindow window = resolve_scoring_window(bars, sim);
+  const double ppy = resolve_periods_per_year(bars, sim);
+  SweepSimSettings<Real>& ss = f.sim;
+  ss.initial_capital = static_cast<Real>(sim.initial_capital);
+  ss.slippage = static_cast<Real>(sim.slippage_bps / 10000.0);
+  ss.borrow_per_bar = static_cast<Real>(sim.borrow_rate / ppy);
+  ss.max_gross_leverage = static_cast<Real>(sim.max_gross_leverage);
+  ss.periods_per_year = static_cast<Real>(ppy);
+  ss.has_stop_loss = sim.stop_loss ? 1 : 0;
+  ss.has_take_profit = sim.take_profit ? 1 : 0;
+  ss.has_trailing_stop = sim.trailing_stop ? 1 : 0;
+  ss.stop_loss = static_cast<Real>(sim.stop_loss.value_or(0.0));
+  ss.take_profit = static_cast<Real>(sim.take_profit.value_or(0.0));
+  ss.trailing_stop = static_cast<Real>(sim.trailing_stop.value_or(0.0));
+  ss.fill_next_open = sim.fill == SimulationSettings::Fill::next_open ? 1 : 0;
+  ss.weighting_equal = sim.weighting == SimulationSettings::Weighting::equal ? 1 : 0;
+  ss.stop_first = sim.sltp_priority == SimulationSettings::SltpPriority::stop_first ? 1 : 0;
+  ss.window_begin = static_cast<int>(window.begin);
+  ss.window_end = static_cast<int>(window.end);
+
+  // Scratch per combo: registers, rings, states, scan slots, symbol states.
+  const std::size_t cur_width = std::max<std::size_t>(plan.n_registers * n_sym, 1);
+  const std::size_t per_combo = sizeof(Real) * (cur_width + plan.ring_size + plan.state_size + plan.scan_slots + 3) +
+                                sizeof(SweepSymbolState<Real>) * n_sym;
+  std::size_t chunk = options.chunk_combos;
+  if (chunk == 0) {
+    const std::size_t budget = options.scratch_budget_bytes ? options.scratch_budget_bytes : (std::size_t(512) << 20);
+    chunk = std::max<std::size_t>(1, budget / per_combo);
+  }
+  chunk = std::min(chunk, std::max<std::size_t>(n_combos, 1));
+  f.cur = typename Functor::template V2<Real>("kbt::cur", chunk, cur_width);
+  f.ring = typename Functor::template V2<Real>("kbt::ring", chunk, std::max<std::size_t>(plan.ring_size, 1));
+  f.state = typename Functor::template V2<Real>("kbt::state", chunk, std::max<std::size_t>(plan.state_size, 1));
+  f.slots = typename Functor::template V2<Real>("kbt::slots", chunk, std::max<std::size_t>(plan.scan_slots, 1));
+  f.sym = typename Functor::template V2<SweepSymbolState<Real>>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kbt::symbol_state")), chunk, n_sym);
+  f.metrics = Kokkos::View<double**, Space>("kbt::metrics", n_combos, n_metrics);
+
+  for (std::size_t first = 0; first < n_combos; first += chunk) {
+    f.first = static_cast<long>(first);
+    const std::size_t count = std::min(chunk, n_combos - first);
+    Kokkos::parallel_for("kbt::sweep", Kokkos::RangePolicy<ExecSpace>(exec, 0, static_cast<int>(count)), f);
+  }
+  exec.fence();
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.metrics);
+  std::vector<double> out(n_combos * n_metrics);
+  for (std::size_t c = 0; c < n_combos; ++c)
+    for (std::size_t m = 0; m < n_metrics; ++m) out[c * n_metrics + m] = host(c, m);
+  return out;
+}
+
+// Dispatch by device name ("serial", "openmp", "cuda") and precision.
+std::vector<double> run_sweep_kernel_on(const std::string& device, bool fp32, const Program& program,
+                                        const SweepPlan& plan, const BarData& bars, const SimulationSettings& sim,
+                                        const std::vector<double>& combo_params,
+                                        const KernelSweepOptions& options = {});
+
+}  // namespace kbt

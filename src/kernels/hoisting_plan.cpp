@@ -1,0 +1,107 @@
+// Program::hoisted -> staged fold requests (kbt/kernels/hoisting_plan.hpp).
+
+#include "kbt/kernels/hoisting_plan.hpp"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "kbt/error.hpp"
+
+namespace kbt::kernels {
+
+FoldOp fold_op_of(OpCode op) {
+  switch (op) {
+    case OpCode::lag: return FoldOp::lag;
+    case OpCode::lead: return FoldOp::lead;
+    case OpCode::rolling_mean: return FoldOp::rolling_mean;
+    case OpCode::rolling_sum: return FoldOp::rolling_sum;
+    case OpCode::rolling_std: return FoldOp::rolling_std;
+    case OpCode::rolling_min: return FoldOp::rolling_min;
+    case OpCode::rolling_max: return FoldOp::rolling_max;
+    case OpCode::zscore: return FoldOp::zscore;
+    case OpCode::ema: return FoldOp::ema;
+    case OpCode::rsi: return FoldOp::rsi;
+    case OpCode::roc: return FoldOp::roc;
+    case OpCode::atr: return FoldOp::atr;
+    default:
+      throw Error(ErrorCategory::internal,
+                  std::string("opcode '") + to_string(op) + "' is not a fold op");
+  }
+}
+
+int HoistingStage::series_index(std::int32_t reg, std::int64_t window) const {
+  for (const Entry& e : entries) {
+    if (e.reg != reg) continue;
+    const auto it = std::lower_bound(e.windows.begin(), e.windows.end(), window);
+    if (it == e.windows.end() || *it != window) return -1;
+    return e.series[static_cast<std::size_t>(it - e.windows.begin())];
+  }
+  return -1;
+}
+
+std::vector<HoistingStage> make_hoisting_plan(const Program& program, std::int32_t frame) {
+  // Stage of every hoisted register: 0 unless it reads another hoisted one.
+  std::map<std::int32_t, int> stage_of;
+  int n_stages = 0;
+  for (const HoistedSeries& h : program.hoisted) {  // register order: inputs come first
+    if (h.frame != frame) continue;
+    int stage = 0;
+    for (std::int32_t in : {h.a, h.b, h.c}) {
+      const auto it = stage_of.find(in);
+      if (in >= 0 && it != stage_of.end()) stage = std::max(stage, it->second + 1);
+    }
+    stage_of[h.reg] = stage;
+    n_stages = std::max(n_stages, stage + 1);
+  }
+
+  std::vector<HoistingStage> stages(static_cast<std::size_t>(n_stages));
+  std::vector<std::map<std::int32_t, int>> input_index(stages.size());
+  using Key = std::tuple<int, int, int, int, int>;
+  std::vector<std::map<Key, int>> request_index(stages.size());
+  for (auto& s : stages) s.frame = frame;
+  const auto input_of = [&](std::size_t stage, std::int32_t reg) {
+    auto& index = input_index[stage];
+    const auto it = index.find(reg);
+    if (it != index.end()) return it->second;
+    const int i = static_cast<int>(stages[stage].input_registers.size());
+    stages[stage].input_registers.push_back(reg);
+    index.emplace(reg, i);
+    return i;
+  };
+
+  for (const HoistedSeries& h : program.hoisted) {
+    if (h.frame != frame) continue;
+    const auto stage = static_cast<std::size_t>(stage_of.at(h.reg));
+    HoistingStage& s = stages[stage];
+    const FoldOp op = fold_op_of(h.op);
+    FoldRequest base;
+    base.op = op;
+    if (op == FoldOp::atr) {  // a = high, b = low, c = close
+      base.high = input_of(stage, h.a);
+      base.low = input_of(stage, h.b);
+      base.input = input_of(stage, h.c);
+    } else {
+      base.input = input_of(stage, h.a);
+    }
+    HoistingStage::Entry entry;
+    entry.reg = h.reg;
+    entry.windows = hoisted_window_values(program, h);
+    for (std::int64_t w : entry.windows) {
+      if (w < min_window(op) || w > 0x7fffffff)
+        throw Error(ErrorCategory::grid, std::string("window ") + std::to_string(w) + " of " +
+                                             to_string(op) + " is out of range");
+      FoldRequest r = base;
+      r.window = static_cast<int>(w);
+      const Key key{static_cast<int>(r.op), r.input, r.window, r.high, r.low};
+      const auto found = request_index[stage].emplace(key, static_cast<int>(s.requests.size()));
+      if (found.second) s.requests.push_back(r);
+      entry.series.push_back(found.first->second);
+    }
+    s.entries.push_back(std::move(entry));
+  }
+  return stages;
+}
+
+}  // namespace kbt::kernels

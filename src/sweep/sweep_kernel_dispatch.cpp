@@ -1,0 +1,36 @@
+// Instantiates the sweep kernel for every execution space this Kokkos enables,
+// in both precisions, and picks one by name.
+
+#include <kbt/error.hpp>
+#include <kbt/sweep/sweep_kernel.hpp>
+
+namespace kbt {
+namespace {
+
+template <class Space>
+std::vector<double> run_on(bool fp32, const Program& program, const SweepPlan& plan, const BarData& bars,
+                           const SimulationSettings& sim, const std::vector<double>& combos,
+                           const KernelSweepOptions& options) {
+  const Space space;
+  if (fp32) return run_sweep_kernel<Space, float>(space, program, plan, bars, sim, combos, options);
+  return run_sweep_kernel<Space, double>(space, program, plan, bars, sim, combos, options);
+}
+
+}  // namespace
+
+std::vector<double> run_sweep_kernel_on(const std::string& device, bool fp32, const Program& program,
+                                        const SweepPlan& plan, const BarData& bars, const SimulationSettings& sim,
+                                        const std::vector<double>& combos, const KernelSweepOptions& options) {
+#ifdef KOKKOS_ENABLE_SERIAL
+  if (device == "serial") return run_on<Kokkos::Serial>(fp32, program, plan, bars, sim, combos, options);
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+  if (device == "openmp") return run_on<Kokkos::OpenMP>(fp32, program, plan, bars, sim, combos, options);
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+  if (device == "cuda") return run_on<Kokkos::Cuda>(fp32, program, plan, bars, sim, combos, options);
+#endif
+  throw Error(ErrorCategory::unsupported, "device '" + device + "' is not enabled in this build of kbt");
+}
+
+}  // namespace kbt

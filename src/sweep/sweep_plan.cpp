@@ -1,0 +1,195 @@
+#include <kbt/error.hpp>
+#include <kbt/reference/evaluator.hpp>
+#include <kbt/sweep/sweep_plan.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace kbt {
+namespace {
+
+bool is_windowed(OpCode op) {
+  switch (op) {
+    case OpCode::lag: case OpCode::rolling_mean: case OpCode::rolling_sum: case OpCode::rolling_std:
+    case OpCode::rolling_min: case OpCode::rolling_max: case OpCode::zscore: case OpCode::ema:
+    case OpCode::rsi: case OpCode::roc:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::int64_t max_window(const Program& p, const Instr& i) {
+  if (i.window_kind == WindowKind::constant) return i.window;
+  const auto& axis = p.param_axes[static_cast<std::size_t>(i.window)];
+  double m = 0;
+  for (double v : axis) m = std::max(m, v);
+  return static_cast<std::int64_t>(m);
+}
+
+}  // namespace
+
+std::optional<std::string> sweep_kernel_unsupported(const Program& p) {
+  // An init tape that reads a state would see another symbol's state in the
+  // reference evaluator; the kernel keeps states per symbol.
+  for (const ScanProgram& sp : p.scans)
+    for (std::int32_t k = sp.init_begin; k < sp.init_end; ++k)
+      if (p.scan_tape[static_cast<std::size_t>(k)].op == OpCode::scan_state)
+        return std::string("unsupported:scan_init_reads_state");
+  std::vector<bool> hoisted(p.code.size(), false);
+  for (const HoistedSeries& h : p.hoisted)
+    if (h.window_kind == WindowKind::param) hoisted[static_cast<std::size_t>(h.reg)] = true;
+  for (std::size_t r = 0; r < p.code.size(); ++r) {
+    const Instr& i = p.code[r];
+    if (!i.is_series || !i.depends_on_params || hoisted[r]) continue;
+    // In-thread evaluation runs on the base bars only; a higher-timeframe series
+    // that depends on params must be a hoisted windowed op of param-free input.
+    if (i.frame > 0) return std::string("unsupported:param_dependent_expression_in_higher_timeframe");
+    if (i.op == OpCode::lead) return std::string("unsupported:lead");
+  }
+  return std::nullopt;
+}
+
+SweepPlan make_sweep_plan(const Program& p, const BarData& bars) {
+  if (auto reason = sweep_kernel_unsupported(p)) throw Error(ErrorCategory::unsupported, *reason);
+  SweepPlan plan;
+  plan.n_symbols = bars.n_symbols();
+  plan.n_bars = bars.n_bars();
+  plan.n_registers = p.code.size();
+  plan.n_params = p.n_params();
+  const std::size_t n_regs = p.code.size();
+  plan.home.assign(n_regs, RegisterHome::scalar);
+  plan.home_index.assign(n_regs, -1);
+  plan.ring_offset.assign(n_regs, -1);
+  plan.ring_capacity.assign(n_regs, 0);
+  plan.state_offset.assign(n_regs, -1);
+
+  std::vector<bool> hoisted(n_regs, false);
+  for (const HoistedSeries& h : p.hoisted)
+    if (h.window_kind == WindowKind::param) hoisted[static_cast<std::size_t>(h.reg)] = true;
+
+  for (std::size_t r = 0; r < n_regs; ++r) {
+    const Instr& i = p.code[r];
+    if (!i.is_series) plan.home[r] = RegisterHome::scalar;
+    else if (hoisted[r]) plan.home[r] = RegisterHome::hoisted;
+    else if (!i.depends_on_params) plan.home[r] = RegisterHome::materialized;
+    else plan.home[r] = RegisterHome::streamed;
+  }
+
+  // Which param-free series the kernel reads: operands of streamed registers,
+  // inputs of in-thread scans, and the strategy outputs.
+  std::vector<bool> needed(n_regs, false);
+  auto need = [&](std::int32_t r) {
+    if (r >= 0) needed[static_cast<std::size_t>(r)] = true;
+  };
+  for (std::size_t r = 0; r < n_regs; ++r) {
+    if (plan.home[r] != RegisterHome::streamed) continue;
+    const Instr& i = p.code[r];
+    need(i.a), need(i.b), need(i.c);
+    if (i.op == OpCode::scan_output) {
+      const ScanProgram& sp = p.scans[static_cast<std::size_t>(i.aux)];
+      for (std::int32_t k = 0; k < sp.n_inputs; ++k) need(p.scan_refs[static_cast<std::size_t>(sp.inputs + k)]);
+    }
+  }
+  for (std::int32_t r : {p.position, p.long_entry, p.long_exit, p.short_entry, p.short_exit}) need(r);
+
+  // One reference evaluation gives every param-free register (any combo will do).
+  std::vector<double> first_combo(p.n_params());
+  for (std::size_t k = 0; k < p.n_params(); ++k) first_combo[k] = p.param_axes[k].front();
+  {
+    bool any = false;
+    for (std::size_t r = 0; r < n_regs; ++r) any = any || (needed[r] && plan.home[r] == RegisterHome::materialized);
+    if (any) {
+      auto regs = evaluate_registers_reference(p, bars, first_combo.data());
+      for (std::size_t r = 0; r < n_regs; ++r) {
+        if (!(needed[r] && plan.home[r] == RegisterHome::materialized)) continue;
+        plan.home_index[r] = static_cast<std::int32_t>(plan.materialized.size());
+        plan.materialized.push_back(std::move(regs[r]));
+      }
+    }
+  }
+
+  // Hoisted series: one per distinct window value. Computed here on the host
+  // with the reference evaluator, one evaluation per window value.
+  for (const HoistedSeries& h : p.hoisted) {
+    if (h.window_kind != WindowKind::param) continue;
+    const std::size_t r = static_cast<std::size_t>(h.reg);
+    plan.home_index[r] = static_cast<std::int32_t>(plan.hoisted_regs.size());
+    plan.hoisted_regs.push_back(h.reg);
+    plan.hoisted_first_row.push_back(static_cast<std::int32_t>(plan.hoisted_series.size()));
+    auto windows = hoisted_window_values(p, h);
+    for (std::int64_t w : windows) {
+      std::vector<double> combo = first_combo;
+      combo[static_cast<std::size_t>(h.window)] = static_cast<double>(w);
+      auto regs = evaluate_registers_reference(p, bars, combo.data());
+      plan.hoisted_series.push_back(std::move(regs[r]));
+    }
+    plan.hoisted_windows.push_back(std::move(windows));
+  }
+
+  // Windows below an op's minimum are refused before any work, as the reference
+  // evaluator refuses them (rolling_std and zscore need 2 values, lag 0, others 1).
+  for (std::size_t r = 0; r < n_regs; ++r) {
+    const Instr& i = p.code[r];
+    if (plan.home[r] != RegisterHome::streamed || !is_windowed(i.op)) continue;
+    const long min_w = i.op == OpCode::lag ? 0 : (i.op == OpCode::rolling_std || i.op == OpCode::zscore) ? 2 : 1;
+    std::vector<double> windows{static_cast<double>(i.window)};
+    if (i.window_kind == WindowKind::param) windows = p.param_axes[static_cast<std::size_t>(i.window)];
+    for (double w : windows)
+      if (w < min_w || w != std::floor(w))
+        throw Error(ErrorCategory::language, std::string("window ") + std::to_string(static_cast<long>(w)) +
+                                                 " of " + to_string(i.op) + " is below its minimum " +
+                                                 std::to_string(min_w));
+  }
+
+  // Higher timeframes.
+  plan.frame_bars.assign(p.frame_ns.size(), static_cast<std::int64_t>(plan.n_bars));
+  plan.frame_visible.assign(p.frame_ns.size(), {});
+  for (std::size_t f = 1; f < p.frame_ns.size(); ++f) {
+    const TimeframeGrid g = timeframe_grid(bars.timestamps, p.frame_ns[f]);
+    plan.frame_bars[f] = static_cast<std::int64_t>(g.begin.size());
+    plan.frame_visible[f].assign(g.visible.begin(), g.visible.end());
+  }
+
+  // Per-thread ring buffers and recurrence state of streamed registers.
+  const std::size_t n_sym = plan.n_symbols;
+  for (std::size_t r = 0; r < n_regs; ++r) {
+    if (plan.home[r] != RegisterHome::streamed) continue;
+    plan.streamed.push_back(static_cast<std::int32_t>(r));
+    const Instr& i = p.code[r];
+    if (!is_windowed(i.op)) continue;
+    const std::int64_t w = std::max<std::int64_t>(max_window(p, i), 1);
+    std::int64_t cap = 0, state = 0;
+    switch (i.op) {
+      case OpCode::lag: case OpCode::roc: cap = w + 1; break;
+      case OpCode::ema: state = 2; break;                  // seeded, e
+      case OpCode::rsi: cap = 2 + 2 * w, state = 4; break;  // x[t-1..t], gains, losses; run, seeded, s_gain, s_loss
+      default: cap = w; break;
+    }
+    if (cap > 0) {
+      plan.ring_offset[r] = static_cast<std::int32_t>(plan.ring_size);
+      plan.ring_capacity[r] = static_cast<std::int32_t>(cap);
+      plan.ring_size += static_cast<std::size_t>(cap) * n_sym;
+    }
+    if (state > 0) {
+      plan.state_offset[r] = static_cast<std::int32_t>(plan.state_size);
+      plan.state_size += static_cast<std::size_t>(state) * n_sym;
+    }
+  }
+  plan.scan_trigger.assign(p.scans.size(), -1);
+  plan.scan_state_offset.assign(p.scans.size(), -1);
+  for (std::int32_t r : plan.streamed) {
+    const Instr& i = p.code[static_cast<std::size_t>(r)];
+    if (i.op != OpCode::scan_output || plan.scan_trigger[static_cast<std::size_t>(i.aux)] >= 0) continue;
+    const ScanProgram& sp = p.scans[static_cast<std::size_t>(i.aux)];
+    plan.scan_trigger[static_cast<std::size_t>(i.aux)] = r;
+    plan.scan_state_offset[static_cast<std::size_t>(i.aux)] = static_cast<std::int32_t>(plan.state_size);
+    // Per symbol: seeded flag, states, this bar's outputs, this bar's inputs.
+    plan.state_size += static_cast<std::size_t>(1 + sp.n_states + sp.n_outputs + sp.n_inputs) * n_sym;
+    plan.scan_slots = std::max<std::size_t>(plan.scan_slots, static_cast<std::size_t>(
+        std::max(sp.init_end - sp.init_begin, sp.update_end - sp.update_begin)));
+  }
+  return plan;
+}
+
+}  // namespace kbt
