@@ -527,7 +527,27 @@ class Compiler {
   }
 
   // ---------------------------------------------------------------- main lowering
+  // The parser bounds the depth of one expression; through signal references the
+  // depths add up (2000 signals x 256 levels would overflow the stack), so the
+  // recursion of lower() is bounded as a whole.
+  static constexpr int max_lowering_depth = 2048;
+  int lowering_depth_ = 0;
+
   Value lower(const AstNode& node, const SourceText& src, int frame) {
+    if (lowering_depth_ >= max_lowering_depth)
+      fail_at(src, node.offset,
+              "expressions nested through signals more than " + std::to_string(max_lowering_depth) +
+                  " levels deep; expected a flatter chain of signals",
+              ErrorCategory::limit);
+    ++lowering_depth_;
+    struct Leave {
+      int& depth;
+      ~Leave() { --depth; }
+    } leave{lowering_depth_};
+    return lower_node(node, src, frame);
+  }
+
+  Value lower_node(const AstNode& node, const SourceText& src, int frame) {
     switch (node.kind) {
       case AstNode::Kind::number: return constant(node.number);
       case AstNode::Kind::string:

@@ -216,6 +216,7 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   prof.set("combos_in_grid", static_cast<double>(grid.n_combos()));
   prof.set("bars", static_cast<double>(bars.n_bars()));
   prof.set("symbols", static_cast<double>(bars.n_symbols()));
+  if (request.sample) prof.set("sample_seed", std::to_string(request.sample_seed));  // text: exact for any uint64
   prof.set("threads", static_cast<double>(detail::resolve_thread_count(request.threads)));
   prof.set("seconds_compile", compile_seconds);
   prof.set("seconds_sweep", sweep_seconds);
