@@ -1,4 +1,6 @@
 #include <kbt/error.hpp>
+#include <kbt/kernels/fold_hoister.hpp>
+#include <kbt/kernels/hoisting_plan.hpp>
 #include <kbt/reference/evaluator.hpp>
 #include <kbt/sweep/sweep_plan.hpp>
 
@@ -93,39 +95,64 @@ SweepPlan make_sweep_plan(const Program& p, const BarData& bars) {
   }
   for (std::int32_t r : {p.position, p.long_entry, p.long_exit, p.short_entry, p.short_exit}) need(r);
 
-  // One reference evaluation gives every param-free register (any combo will do).
+  // One reference evaluation gives every param-free register (any combo will do):
+  // the materialized series, and the inputs of the hoisted folds.
   std::vector<double> first_combo(p.n_params());
   for (std::size_t k = 0; k < p.n_params(); ++k) first_combo[k] = p.param_axes[k].front();
-  {
-    bool any = false;
-    for (std::size_t r = 0; r < n_regs; ++r) any = any || (needed[r] && plan.home[r] == RegisterHome::materialized);
-    if (any) {
-      auto regs = evaluate_registers_reference(p, bars, first_combo.data());
-      for (std::size_t r = 0; r < n_regs; ++r) {
-        if (!(needed[r] && plan.home[r] == RegisterHome::materialized)) continue;
-        plan.home_index[r] = static_cast<std::int32_t>(plan.materialized.size());
-        plan.materialized.push_back(std::move(regs[r]));
+  bool any_hoisted = false;
+  for (const HoistedSeries& h : p.hoisted) any_hoisted = any_hoisted || h.window_kind == WindowKind::param;
+  bool any_materialized = false;
+  for (std::size_t r = 0; r < n_regs; ++r)
+    any_materialized = any_materialized || (needed[r] && plan.home[r] == RegisterHome::materialized);
+  std::vector<std::vector<double>> regs;
+  if (any_hoisted || any_materialized) regs = evaluate_registers_reference(p, bars, first_combo.data());
+  for (std::size_t r = 0; r < n_regs; ++r) {
+    if (!(needed[r] && plan.home[r] == RegisterHome::materialized)) continue;
+    plan.home_index[r] = static_cast<std::int32_t>(plan.materialized.size());
+    plan.materialized.push_back(regs[r]);
+  }
+
+  // Hoisted series: one per distinct window value, computed by the fold kernels
+  // (include/kbt/kernels/, bit-identical to the reference evaluator) on the host
+  // execution space, frame by frame and stage by stage.
+  using HostSpace = Kokkos::DefaultHostExecutionSpace;
+  for (std::size_t frame = 0; frame < std::max<std::size_t>(p.frame_ns.size(), 1); ++frame) {
+    for (const kernels::HoistingStage& stage : kernels::make_hoisting_plan(p, static_cast<std::int32_t>(frame))) {
+      bool wanted = false;
+      for (const auto& e : stage.entries)
+        wanted = wanted || p.code[static_cast<std::size_t>(e.reg)].window_kind == WindowKind::param;
+      if (!wanted) continue;
+      const std::size_t nb = frame == 0 ? bars.n_bars() : timeframe_grid(bars.timestamps, p.frame_ns[frame]).begin.size();
+      Kokkos::View<double***, Kokkos::LayoutRight, HostSpace::memory_space> inputs(
+          "kbt::fold_inputs", stage.input_registers.size(), bars.n_symbols(), nb);
+      for (std::size_t k = 0; k < stage.input_registers.size(); ++k) {
+        const auto& v = regs[static_cast<std::size_t>(stage.input_registers[k])];
+        for (std::size_t sym = 0; sym < bars.n_symbols(); ++sym)
+          for (std::size_t b = 0; b < nb; ++b) inputs(k, sym, b) = v.size() == 1 ? v[0] : v[sym * nb + b];
+      }
+      kernels::FoldHoister<HostSpace, double> hoister(stage.requests, stage.n_inputs(),
+                                                       static_cast<int>(bars.n_symbols()), static_cast<int>(nb));
+      hoister.compute(HostSpace(), inputs);
+      const auto& series = hoister.series();
+      for (const auto& e : stage.entries) {
+        const std::size_t r = static_cast<std::size_t>(e.reg);
+        if (p.code[r].window_kind != WindowKind::param) continue;
+        plan.home_index[r] = static_cast<std::int32_t>(plan.hoisted_regs.size());
+        plan.hoisted_regs.push_back(e.reg);
+        plan.hoisted_first_row.push_back(static_cast<std::int32_t>(plan.hoisted_series.size()));
+        for (int idx : e.series) {
+          std::vector<double> row(bars.n_symbols() * nb);
+          for (std::size_t sym = 0; sym < bars.n_symbols(); ++sym)
+            for (std::size_t b = 0; b < nb; ++b) row[sym * nb + b] = series(static_cast<std::size_t>(idx), sym, b);
+          plan.hoisted_series.push_back(std::move(row));
+        }
+        plan.hoisted_windows.push_back(e.windows);
       }
     }
   }
-
-  // Hoisted series: one per distinct window value. Computed here on the host
-  // with the reference evaluator, one evaluation per window value.
-  for (const HoistedSeries& h : p.hoisted) {
-    if (h.window_kind != WindowKind::param) continue;
-    const std::size_t r = static_cast<std::size_t>(h.reg);
-    plan.home_index[r] = static_cast<std::int32_t>(plan.hoisted_regs.size());
-    plan.hoisted_regs.push_back(h.reg);
-    plan.hoisted_first_row.push_back(static_cast<std::int32_t>(plan.hoisted_series.size()));
-    auto windows = hoisted_window_values(p, h);
-    for (std::int64_t w : windows) {
-      std::vector<double> combo = first_combo;
-      combo[static_cast<std::size_t>(h.window)] = static_cast<double>(w);
-      auto regs = evaluate_registers_reference(p, bars, combo.data());
-      plan.hoisted_series.push_back(std::move(regs[r]));
-    }
-    plan.hoisted_windows.push_back(std::move(windows));
-  }
+  for (const HoistedSeries& h : p.hoisted)
+    if (h.window_kind == WindowKind::param && plan.home_index[static_cast<std::size_t>(h.reg)] < 0)
+      throw Error(ErrorCategory::internal, "hoisted register " + std::to_string(h.reg) + " has no fold plan");
 
   // Windows below an op's minimum are refused before any work, as the reference
   // evaluator refuses them (rolling_std and zscore need 2 values, lag 0, others 1).
