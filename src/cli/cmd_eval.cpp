@@ -7,6 +7,7 @@
 #include <kbt/error.hpp>
 #include <kbt/lang/compiler.hpp>
 #include <kbt/reference/evaluator.hpp>
+#include <kbt/sweep/sweep_kernel.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -27,6 +28,7 @@ struct EvalOptions {
   std::vector<std::string> params;
   std::vector<std::string> symbols;
   std::string out;
+  std::string device = "reference";
   bool dump = false;
 };
 
@@ -88,7 +90,12 @@ void run_eval(const EvalOptions& o) {
     std::fputs(disassemble(program).c_str(), stdout);
     return;
   }
-  const std::vector<double> result = evaluate_expression_reference(program, data, values.data());
+  // Kokkos devices evaluate with the sweep kernel's evaluator (same bits in fp64).
+  const std::vector<double> result =
+      o.device == "reference"
+          ? evaluate_expression_reference(program, data, values.data())
+          : evaluate_register_kernel_on(o.device, false, program, make_sweep_plan(program, data), data, values,
+                                        program.expression);
   if (o.out.empty()) {
     write_csv(stdout, data, result);
     return;
@@ -107,12 +114,14 @@ void run_eval(const EvalOptions& o) {
 
 void add_eval_command(CLI::App& app) {
   auto opts = std::make_shared<EvalOptions>();
-  auto* cmd = app.add_subcommand("eval", "Evaluate one strategy expression on a data file (reference evaluator)");
+  auto* cmd = app.add_subcommand("eval", "Evaluate one strategy expression on a data file");
   cmd->add_option("--data", opts->data, "HDF5 data file")->required();
   cmd->add_option("--expr", opts->expr, "Expression, e.g. \"zscore(close - sma(close, 20), 50)\"")->required();
   cmd->add_option("--param", opts->params, "Param value name=value (repeatable)");
   cmd->add_option("--symbol", opts->symbols, "Symbols to evaluate, in this order (repeatable; default all)");
   cmd->add_option("--out", opts->out, "Write the CSV here (atomically) instead of stdout");
+  cmd->add_option("--device", opts->device, "reference (default) | serial | openmp | cuda")
+      ->check(CLI::IsMember({"reference", "serial", "openmp", "cuda"}));
   cmd->add_flag("--dump", opts->dump, "Print the compiled program instead of evaluating it");
   cmd->callback([opts] { run_eval(*opts); });
 }

@@ -34,3 +34,26 @@ std::vector<double> run_sweep_kernel_on(const std::string& device, bool fp32, co
 }
 
 }  // namespace kbt
+
+namespace kbt {
+
+std::vector<double> evaluate_register_kernel_on(const std::string& device, bool fp32, const Program& program,
+                                                const SweepPlan& plan, const BarData& bars,
+                                                const std::vector<double>& params, int reg) {
+#define KBT_EVALUATE_ON(Space)                                                                   \
+  return fp32 ? evaluate_register_kernel<Space, float>(Space(), program, plan, bars, params, reg) \
+              : evaluate_register_kernel<Space, double>(Space(), program, plan, bars, params, reg)
+#ifdef KOKKOS_ENABLE_SERIAL
+  if (device == "serial") KBT_EVALUATE_ON(Kokkos::Serial);
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+  if (device == "openmp") KBT_EVALUATE_ON(Kokkos::OpenMP);
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+  if (device == "cuda") KBT_EVALUATE_ON(Kokkos::Cuda);
+#endif
+#undef KBT_EVALUATE_ON
+  throw Error(ErrorCategory::unsupported, "device '" + device + "' is not enabled in this build of kbt");
+}
+
+}  // namespace kbt

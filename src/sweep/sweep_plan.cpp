@@ -93,7 +93,7 @@ SweepPlan make_sweep_plan(const Program& p, const BarData& bars) {
       for (std::int32_t k = 0; k < sp.n_inputs; ++k) need(p.scan_refs[static_cast<std::size_t>(sp.inputs + k)]);
     }
   }
-  for (std::int32_t r : {p.position, p.long_entry, p.long_exit, p.short_entry, p.short_exit}) need(r);
+  for (std::int32_t r : {p.position, p.long_entry, p.long_exit, p.short_entry, p.short_exit, p.expression}) need(r);
 
   // One reference evaluation gives every param-free register (any combo will do):
   // the materialized series, and the inputs of the hoisted folds.

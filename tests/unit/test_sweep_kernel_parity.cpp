@@ -11,6 +11,8 @@
 #include <kbt/reference/simulator.hpp>
 #include <kbt/sweep/sweep_kernel.hpp>
 
+#include "support/cli_runner.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -242,4 +244,96 @@ TEST(SweepParityFeatures, Fp32RankingAgreesWithFp64) {
     s32.push_back(f32[i * kbt::n_metrics + sh]);
   }
   EXPECT_GE(spearman(s64, s32), 0.95);
+}
+
+// ---- series evaluation: kbt eval --device, and random expressions ------------
+
+namespace {
+
+bool same_series(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+// A random expression over columns, params a (window 2..9) and k (scalar), of
+// bounded depth; every windowed op, pointwise op and cross-sectional op can appear.
+std::string random_expression(std::uint64_t& state, int depth) {
+  const auto pick = [&](std::uint64_t n) { return kbt::uniform_below(state, n); };
+  static const char* leaves[] = {"close", "open", "high", "low", "volume", "funding_rate", "macro", "k", "2.5", "close@BBB"};
+  if (depth == 0) return leaves[pick(10)];
+  const std::string x = random_expression(state, depth - 1);
+  const std::string w = pick(2) ? "a" : std::to_string(2 + pick(6));
+  switch (pick(24)) {
+    case 0: return "sma(" + x + ", " + w + ")";
+    case 1: return "ema(" + x + ", " + w + ")";
+    case 2: return "rolling_std(" + x + ", " + w + ")";
+    case 3: return "rolling_sum(" + x + ", " + w + ")";
+    case 4: return "rolling_min(" + x + ", " + w + ")";
+    case 5: return "rolling_max(" + x + ", " + w + ")";
+    case 6: return "zscore(" + x + ", " + w + ")";
+    case 7: return "rsi(" + x + ", " + w + ")";
+    case 8: return "roc(" + x + ", " + w + ")";
+    case 9: return "lag(" + x + ", " + w + ")";
+    case 10: return "cs_rank(" + x + ")";
+    case 11: return "cs_zscore(" + x + ")";
+    case 12: return "cs_demean(" + x + ")";
+    case 13: return "abs(" + x + ")";
+    case 14: return "log(" + x + ")";
+    case 15: return "where(" + x + " > " + random_expression(state, depth - 1) + ", " + x + ", k)";
+    case 16: return "(" + x + " - " + random_expression(state, depth - 1) + ")";
+    case 17: return "(" + x + " / " + random_expression(state, depth - 1) + ")";
+    case 18: return "(" + x + " * k)";
+    case 19: return "fillna(" + x + ", 0)";
+    case 20: return "max(" + x + ", " + random_expression(state, depth - 1) + ")";
+    case 21: return "sqrt(" + x + ")";
+    case 22: return "sign(" + x + ")";
+    default: return "htf(" + x + ", \"4h\")";
+  }
+}
+
+}  // namespace
+
+TEST(SeriesParity, RandomExpressionsEvaluateToTheReferenceBitsOnEverySpace) {
+  const auto bars = gappy_bars(300);
+  std::vector<kbt::ParamSpec> params(2);
+  params[0].name = "a", params[0].values = {3, 7}, params[0].is_integer = true;
+  params[1].name = "k", params[1].values = {0.5}, params[1].is_integer = false;
+  std::uint64_t state = 2026;
+  int compared = 0, refused = 0;
+  for (int n = 0; n < 200; ++n) {
+    const std::string text = random_expression(state, 1 + static_cast<int>(kbt::uniform_below(state, 3)));
+    kbt::Program program;
+    try {
+      program = kbt::compile_expression(kbt::SourceText{text, "<random>", 1, 1}, kbt::schema_of(bars), params);
+    } catch (const kbt::Error&) {
+      continue;  // e.g. a boolean where a number is required
+    }
+    if (kbt::sweep_kernel_unsupported(program)) {
+      ++refused;
+      continue;
+    }
+    const kbt::SweepPlan plan = kbt::make_sweep_plan(program, bars);
+    for (double a : {3.0, 7.0}) {
+      const std::vector<double> values{a, 0.5};
+      const auto ref = kbt::evaluate_expression_reference(program, bars, values.data());
+      for (const auto& d : devices()) {
+        const auto got = kbt::evaluate_register_kernel_on(d, false, program, plan, bars, values, program.expression);
+        EXPECT_TRUE(same_series(ref, got)) << d << ": " << text << " with a=" << a;
+      }
+    }
+    ++compared;
+  }
+  // Most random programs compile and run in the kernel; refusals carry a reason.
+  EXPECT_GE(compared, 120) << "refused " << refused;
+}
+
+TEST(SeriesParity, EvalCliOnAKokkosSpaceWritesTheReferenceOutput) {
+  const std::string data = std::string(KBT_SOURCE_DIR) + "/data/sample.h5";
+  const std::string expr = "\"zscore(close - ema(close, n), 30) + cs_rank(roc(close, n))\" --param n=24";
+  const auto ref = kbt::test::run_kbt("eval --data " + data + " --expr " + expr);
+  ASSERT_EQ(ref.exit_code, 0) << ref.output;
+  for (const auto& d : devices()) {
+    const auto got = kbt::test::run_kbt("eval --device " + d + " --data " + data + " --expr " + expr);
+    ASSERT_EQ(got.exit_code, 0) << got.output;
+    EXPECT_EQ(got.output, ref.output) << d;
+  }
 }

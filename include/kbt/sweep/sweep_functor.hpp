@@ -72,6 +72,9 @@ struct SweepFunctor {
   V2<SweepSymbolState<Real>> sym;
 
   V2<double> metrics;  // [combo][n_metrics]
+  // Evaluation only (no simulation): register to write per symbol and bar.
+  int emit_register = -1;
+  V2<Real> emitted;    // [symbol][bar]
   long first = 0;      // first combo of this chunk
 
   // ---- register values -------------------------------------------------------
@@ -626,6 +629,13 @@ struct SweepFunctor {
       sym(i, s) = zero;
     }
     evaluate_scalars(i);
+    if (emit_register >= 0) {
+      for (int t = 0; t < n_bars; ++t) {
+        evaluate_bar(i, t);
+        for (int s = 0; s < n_sym; ++s) emitted(s, t) = value(i, emit_register, s, t);
+      }
+      return;
+    }
     Account a{sim.initial_capital, BasicMetricsAccumulator<Real>(sim.initial_capital, sim.periods_per_year)};
     for (int t = 0; t < sim.window_end; ++t) {
       evaluate_bar(i, t);

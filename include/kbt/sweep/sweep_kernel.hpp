@@ -62,14 +62,16 @@ inline std::vector<int> to_int(const std::vector<std::int32_t>& v) { return std:
 
 }  // namespace detail
 
-// Simulates every combo of `combo_params` ([n_combos][n_params], row-major, in
-// Program::param_names order) and returns their metrics [n_combos][n_metrics].
-// `sim` must have periods_per_year resolved (resolve_periods_per_year).
+namespace detail {
+
+// Uploads the program, the data, the plan's series and the combos, and sizes
+// the per-combo scratch for chunks of `chunk` combos (returned through it).
 template <class ExecSpace, class Real>
-std::vector<double> run_sweep_kernel(const ExecSpace& exec, const Program& program, const SweepPlan& plan,
-                                     const BarData& bars, const SimulationSettings& sim,
-                                     const std::vector<double>& combo_params,
-                                     const KernelSweepOptions& options = {}) {
+SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const SweepPlan& plan,
+                                                 const BarData& bars, const SimulationSettings& sim,
+                                                 const std::vector<double>& combo_params,
+                                                 const KernelSweepOptions& options, std::size_t& n_combos_out,
+                                                 std::size_t& chunk_out) {
   using Space = typename ExecSpace::memory_space;
   using Functor = SweepFunctor<ExecSpace, Real>;
   const std::size_t n_params = plan.n_params;
@@ -198,7 +200,24 @@ std::vector<double> run_sweep_kernel(const ExecSpace& exec, const Program& progr
   f.sym = typename Functor::template V2<SweepSymbolState<Real>>(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kbt::symbol_state")), chunk, n_sym);
   f.metrics = Kokkos::View<double**, Space>("kbt::metrics", n_combos, n_metrics);
+  n_combos_out = n_combos;
+  chunk_out = chunk;
+  return f;
+}
 
+}  // namespace detail
+
+// Simulates every combo of `combo_params` ([n_combos][n_params], row-major, in
+// Program::param_names order) and returns their metrics [n_combos][n_metrics].
+// `sim` must have periods_per_year resolved (resolve_periods_per_year).
+template <class ExecSpace, class Real>
+std::vector<double> run_sweep_kernel(const ExecSpace& exec, const Program& program, const SweepPlan& plan,
+                                     const BarData& bars, const SimulationSettings& sim,
+                                     const std::vector<double>& combo_params,
+                                     const KernelSweepOptions& options = {}) {
+  std::size_t n_combos = 0, chunk = 0;
+  auto f = detail::make_sweep_functor<ExecSpace, Real>(program, plan, bars, sim, combo_params, options, n_combos,
+                                                       chunk);
   for (std::size_t first = 0; first < n_combos; first += chunk) {
     f.first = static_cast<long>(first);
     const std::size_t count = std::min(chunk, n_combos - first);
@@ -212,10 +231,36 @@ std::vector<double> run_sweep_kernel(const ExecSpace& exec, const Program& progr
   return out;
 }
 
+// The series of register `reg` (e.g. Program::expression) for one combo,
+// [n_symbols * n_bars] symbol-major, evaluated by the sweep kernel's in-thread
+// evaluator on `exec` (`kbt eval --device`).
+template <class ExecSpace, class Real>
+std::vector<double> evaluate_register_kernel(const ExecSpace& exec, const Program& program, const SweepPlan& plan,
+                                             const BarData& bars, const std::vector<double>& params, int reg) {
+  SimulationSettings sim;
+  sim.periods_per_year = 1.0;  // unused: no simulation
+  std::size_t n_combos = 0, chunk = 0;
+  KernelSweepOptions options;
+  options.chunk_combos = 1;
+  auto f = detail::make_sweep_functor<ExecSpace, Real>(program, plan, bars, sim, params, options, n_combos, chunk);
+  f.emit_register = reg;
+  f.emitted = typename decltype(f)::template V2<Real>("kbt::emitted", plan.n_symbols, plan.n_bars);
+  Kokkos::parallel_for("kbt::evaluate", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1), f);
+  exec.fence();
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.emitted);
+  std::vector<double> out(plan.n_symbols * plan.n_bars);
+  for (std::size_t s = 0; s < plan.n_symbols; ++s)
+    for (std::size_t b = 0; b < plan.n_bars; ++b) out[s * plan.n_bars + b] = static_cast<double>(host(s, b));
+  return out;
+}
+
 // Dispatch by device name ("serial", "openmp", "cuda") and precision.
 std::vector<double> run_sweep_kernel_on(const std::string& device, bool fp32, const Program& program,
                                         const SweepPlan& plan, const BarData& bars, const SimulationSettings& sim,
                                         const std::vector<double>& combo_params,
                                         const KernelSweepOptions& options = {});
+std::vector<double> evaluate_register_kernel_on(const std::string& device, bool fp32, const Program& program,
+                                                const SweepPlan& plan, const BarData& bars,
+                                                const std::vector<double>& params, int reg);
 
 }  // namespace kbt
