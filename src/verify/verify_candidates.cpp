@@ -153,7 +153,7 @@ void parse_window_bound(const std::string& text, const std::string& what, std::o
     bar = std::stoll(text);
     return;
   }
-  if (const auto t = parse_utc_timestamp_ns(text)) {
+  if (const auto t = parse_iso8601_ns(text)) {
     time_ns = *t;
     return;
   }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <kbt/backtest.hpp>
 #include <kbt/config_loader.hpp>
+#include <kbt/data/time_format.hpp>
 #include <kbt/results.hpp>
 #include <kbt/sweep.hpp>
 
@@ -145,7 +146,7 @@ TEST_F(VerifyCli, VerifyOnAnotherWindowWritesACopyEqualToBacktests) {
   const kbt::BarData bars = kbt::load_run_data(cfg);
   cfg.simulation.score_start_bar = 5000;
   kbt::SimulationOptions options;
-  options.score_end_time_ns = kbt::parse_utc_timestamp_ns("2022-01-01");
+  options.score_end_time_ns = kbt::parse_iso8601_ns("2022-01-01");
   for (std::size_t i = 0; i < v.n(); ++i) {
     const std::size_t row = v.rows[i];
     const std::map<std::string, double> params{{"fast", loaded.results.params[row * 2]},
