@@ -240,3 +240,20 @@ TEST_F(VerifyCli, KernelSweepsAreVerifiedByBitsInFp64AndByRanksInFp32) {
       EXPECT_TRUE(same_bits(b.verification->metrics[i * kbt::n_metrics + m], a.results.metrics[row * kbt::n_metrics + m]));
   }
 }
+
+TEST_F(VerifyCli, ABadVerifyWindowFailsBeforeTheSweep) {
+  const auto yaml = dir() / "badwindow.yaml";
+  const auto out = dir() / "badwindow.h5";
+  std::ofstream(yaml) << "data: " << KBT_SOURCE_DIR << "/data/sample.h5\n"
+                      << "strategy:\n"
+                         "  params: {w: {range: [5, 10, 5]}}\n"
+                         "  signals: {m: 'sma(close, w)'}\n"
+                         "  position: where(close > m, 1, 0)\n"
+                         "verify:\n"
+                         "  score_start: 25000\n";
+  const auto r = kbt::test::run_kbt("run " + yaml.string() + " --device reference --quiet --out " + out.string());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("badwindow.yaml:7:16: verification window"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("bar index 25000 is outside the data's 20000 bars"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(out));
+}
