@@ -112,7 +112,9 @@ VerificationResults verify_candidates(const RunConfig& config, const BarData& ba
     v.rank_before.push_back(i + 1);
   }
   v.metrics.assign(n * n_metrics, 0.0);
-  v.threads = detail::resolve_thread_count(request.threads);
+  // As many threads as asked, but never more than candidates (host_parallel_for's rule).
+  v.threads = static_cast<unsigned>(
+      std::min<std::size_t>(detail::resolve_thread_count(request.threads), std::max<std::size_t>(n, 1)));
 
   detail::host_parallel_for(n, v.threads, [&](std::size_t i) {
     std::vector<double> values(param_column.size());
