@@ -110,8 +110,23 @@ class Hdf5Reader {
       fail(name, "expected " + want + ", found " + detail::describe_h5_type(type.get()) + " " +
                      detail::describe_dims(found));
     }
+    check_extent_fits_file(name, found, H5Tget_size(type.get()));
     dims = found;
     return ds;
+  }
+
+  // A corrupt header can claim any extent; refuse one that this file could not
+  // hold even at deflate's best ratio (~1:1032) before allocating memory for it.
+  void check_extent_fits_file(const std::string& name, const std::vector<hsize_t>& dims,
+                              std::size_t element_size) const {
+    hsize_t file_size = 0;
+    if (H5Fget_filesize(file_.get(), &file_size) < 0) fail(name, "cannot size the file (file is corrupt)");
+    const long double limit = 2048.0L * static_cast<long double>(file_size) + 65536.0L;
+    long double bytes = static_cast<long double>(element_size);
+    for (hsize_t d : dims) bytes *= static_cast<long double>(d);
+    if (bytes > limit)
+      fail(name, "its extent " + detail::describe_dims(dims) + " claims more data than a file of " +
+                     std::to_string(file_size) + " bytes can hold (file is corrupt)");
   }
 
   std::vector<std::int64_t> read_int64_1d(const std::string& name, hsize_t n = 0) const {

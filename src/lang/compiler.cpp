@@ -527,7 +527,27 @@ class Compiler {
   }
 
   // ---------------------------------------------------------------- main lowering
+  // The parser bounds the depth of one expression; through signal references the
+  // depths add up (2000 signals x 256 levels would overflow the stack), so the
+  // recursion of lower() is bounded as a whole.
+  static constexpr int max_lowering_depth = 2048;
+  int lowering_depth_ = 0;
+
   Value lower(const AstNode& node, const SourceText& src, int frame) {
+    if (lowering_depth_ >= max_lowering_depth)
+      fail_at(src, node.offset,
+              "expressions nested through signals more than " + std::to_string(max_lowering_depth) +
+                  " levels deep; expected a flatter chain of signals",
+              ErrorCategory::limit);
+    ++lowering_depth_;
+    struct Leave {
+      int& depth;
+      ~Leave() { --depth; }
+    } leave{lowering_depth_};
+    return lower_node(node, src, frame);
+  }
+
+  Value lower_node(const AstNode& node, const SourceText& src, int frame) {
     switch (node.kind) {
       case AstNode::Kind::number: return constant(node.number);
       case AstNode::Kind::string:
@@ -953,8 +973,9 @@ class Compiler {
 
  public:
   // Keeps only what was compiled before the marks (everything the outputs use).
-  void truncate(std::size_t code, std::size_t scans, std::size_t tape, std::size_t refs) {
+  void truncate(std::size_t code, std::size_t scans, std::size_t tape, std::size_t refs, std::size_t frames) {
     prog.code.resize(code);
+    prog.frame_ns.resize(frames);
     prog.scans.resize(scans);
     prog.scan_names.resize(scans);
     prog.scan_output_names.resize(scans);
@@ -1047,9 +1068,9 @@ Program compile_strategy(const StrategySpec& spec, const DataSchema& schema,
   // Compile every declared signal and scan so that all errors surface, then drop
   // what the outputs do not use (it was appended after the marks).
   const std::size_t code = p.code.size(), scans = c.scans_compiled(), tape = p.scan_tape.size(),
-                    refs = p.scan_refs.size();
+                    refs = p.scan_refs.size(), frames = p.frame_ns.size();
   c.compile_all_declared();
-  c.truncate(code, scans, tape, refs);
+  c.truncate(code, scans, tape, refs, frames);
   c.build_hoisting_list();
   return std::move(c.prog);
 }

@@ -195,6 +195,8 @@ TEST(LangCompiler, UnusedSignalsAreCheckedButDropped) {
   const Program p = compile_strategy(s, schema_of(d));
   EXPECT_EQ(count_op(p, OpCode::rolling_max), 0);
   EXPECT_TRUE(p.hoisted.empty());
+  s.signals.push_back({"unused_htf", at("htf(close, \"4h\")", 8)});
+  EXPECT_EQ(compile_strategy(s, schema_of(d)).frame_ns.size(), 1u);
   s.signals[0].second = at("rolling_max(close, 2) + nope", 5);
   EXPECT_TRUE(contains(strategy_error(s, schema_of(d)), "unknown name 'nope'"));
 }
