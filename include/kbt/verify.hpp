@@ -7,6 +7,7 @@
 
 #include <kbt/bar_data.hpp>
 #include <kbt/config.hpp>
+#include <kbt/reference/simulator.hpp>
 #include <kbt/results.hpp>
 
 #include <cstddef>
@@ -31,6 +32,11 @@ struct VerifyRequest {
 // The request that `verify:` in the run config describes (top_n, threads,
 // score_start, score_end).
 VerifyRequest verify_request_from_config(const RunConfig& config);
+
+// The verification window of `request` on `bars` (bar indices [begin, end));
+// kbt::Error(config) naming the verify keys when it is empty or out of range.
+// `kbt run` calls it before sweeping, so that a bad window fails fast.
+ScoringWindow resolve_verify_window(const RunConfig& config, const BarData& bars, const VerifyRequest& request);
 
 // Verifies the top request.top_n eligible rows of `sweep` (ordered by
 // config.sweep.objective, ties by combo id) on `bars`, which must be the data

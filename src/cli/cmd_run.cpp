@@ -68,12 +68,21 @@ void run(const RunArgs& a) {
     request.sample = a.sample;
     request.sample_seed = a.seed;
   }
+  const bool verify = !a.no_verify && config.verify.top_n > 0;
+  if (verify) {  // a bad verification window fails before the sweep, at its config line
+    try {
+      resolve_verify_window(config, bars, verify_request_from_config(config));
+    } catch (const Error& e) {
+      const bool start = config.key_origins.count("verify.score_start") > 0;
+      throw Error(e.category(), config.where(start ? "verify.score_start" : "verify.score_end") + ": " + e.what());
+    }
+  }
   SweepOutcome outcome = run_sweep(config, bars, request);
   outcome.profile.set("seconds_load", load_seconds);
 
   // Verification (docs/verify.md): the top candidates again, one by one, in fp64.
   std::optional<VerificationResults> verification;
-  if (!a.no_verify && config.verify.top_n > 0) {
+  if (verify) {
     VerifyRequest vr = verify_request_from_config(config);
     if (vr.threads == 0) vr.threads = a.threads;  // --threads bounds the whole run
     for (const auto& [k, v] : outcome.profile.text)

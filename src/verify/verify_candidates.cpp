@@ -30,14 +30,19 @@ std::string describe_window(const BarData& bars, const ScoringWindow& w) {
          format_iso8601_utc(bars.timestamps[w.begin]) + " to " + format_iso8601_utc(bars.timestamps[w.end - 1]);
 }
 
-// The window of the verification: the request's bounds, else the sweep's start
-// and the data's end. Errors name the verify keys, not simulation.score_start.
-ScoringWindow verify_window(const BarData& bars, const SimulationSettings& sim, const SimulationOptions& opts) {
-  try {
-    return resolve_scoring_window(bars, sim, opts);
-  } catch (const Error& e) {
-    throw Error(e.category(), std::string("verification window (verify.score_start / verify.score_end): ") + e.what());
+// The simulation settings and options of a verification: the request's window
+// bounds over the run's settings.
+void verify_settings(const RunConfig& config, const VerifyRequest& request, SimulationSettings& sim,
+                     SimulationOptions& options) {
+  if (request.score_start_bar && request.score_start_time_ns)
+    throw Error(ErrorCategory::config, "verify.score_start: give a bar index or a timestamp, not both");
+  sim = config.simulation;
+  if (request.score_start_bar || request.score_start_time_ns) {
+    sim.score_start_bar = request.score_start_bar;
+    sim.score_start_time_ns = request.score_start_time_ns;
   }
+  options.score_end_bar = request.score_end_bar;
+  options.score_end_time_ns = request.score_end_time_ns;
 }
 
 }  // namespace
@@ -54,6 +59,18 @@ VerifyRequest verify_request_from_config(const RunConfig& config) {
   return r;
 }
 
+ScoringWindow resolve_verify_window(const RunConfig& config, const BarData& bars, const VerifyRequest& request) {
+  SimulationSettings sim;
+  SimulationOptions options;
+  verify_settings(config, request, sim, options);
+  // Errors name the verify keys, not simulation.score_start.
+  try {
+    return resolve_scoring_window(bars, sim, options);
+  } catch (const Error& e) {
+    throw Error(e.category(), std::string("verification window (verify.score_start / verify.score_end): ") + e.what());
+  }
+}
+
 VerificationResults verify_candidates(const RunConfig& config, const BarData& bars, const SweepResults& sweep,
                                       const VerifyRequest& request) {
   using Clock = std::chrono::steady_clock;
@@ -64,21 +81,14 @@ VerificationResults verify_candidates(const RunConfig& config, const BarData& ba
   const Objective objective = request.objective.value_or(sweep_objective);
   if (metric_index(objective.metric) < 0)
     throw Error(ErrorCategory::config, "verification objective: unknown metric '" + objective.metric + "'");
-  if (request.score_start_bar && request.score_start_time_ns)
-    throw Error(ErrorCategory::config, "verify.score_start: give a bar index or a timestamp, not both");
 
   // Settings shared by every candidate: periods_per_year resolved once (the
   // simulator would infer it again per call), the verification window.
-  SimulationSettings sim = config.simulation;
-  sim.periods_per_year = resolve_periods_per_year(bars, config.simulation);
-  if (request.score_start_bar || request.score_start_time_ns) {
-    sim.score_start_bar = request.score_start_bar;
-    sim.score_start_time_ns = request.score_start_time_ns;
-  }
+  const ScoringWindow window = resolve_verify_window(config, bars, request);
+  SimulationSettings sim;
   SimulationOptions options;
-  options.score_end_bar = request.score_end_bar;
-  options.score_end_time_ns = request.score_end_time_ns;
-  const ScoringWindow window = verify_window(bars, sim, options);
+  verify_settings(config, request, sim, options);
+  sim.periods_per_year = resolve_periods_per_year(bars, config.simulation);
   const ScoringWindow sweep_window = resolve_scoring_window(bars, config.simulation);
 
   const Program program = compile_strategy(config.strategy, schema_of(bars));
@@ -102,7 +112,9 @@ VerificationResults verify_candidates(const RunConfig& config, const BarData& ba
     v.rank_before.push_back(i + 1);
   }
   v.metrics.assign(n * n_metrics, 0.0);
-  v.threads = detail::resolve_thread_count(request.threads);
+  // As many threads as asked, but never more than candidates (host_parallel_for's rule).
+  v.threads = static_cast<unsigned>(
+      std::min<std::size_t>(detail::resolve_thread_count(request.threads), std::max<std::size_t>(n, 1)));
 
   detail::host_parallel_for(n, v.threads, [&](std::size_t i) {
     std::vector<double> values(param_column.size());

@@ -83,7 +83,7 @@ std::string format_verification_summary(const VerificationResults& v, const Swee
                                   : " (verified fp64 metrics differ from the sweep's: a bug, please report)\n");
   } else {
     out += std::string("  mismatches: not checked (") +
-           (v.same_window ? "a " + v.sweep_precision + " sweep" : std::string("the window differs from the sweep's")) +
+           (v.same_window ? "the sweep ran in " + v.sweep_precision : std::string("the window differs from the sweep's")) +
            ")\n";
   }
   if (v.rank_checked)

@@ -6,13 +6,16 @@
 #include <kbt/data/time_format.hpp>
 #include <kbt/backtest.hpp>
 #include <kbt/config_loader.hpp>
+#include <kbt/data/time_format.hpp>
 #include <kbt/results.hpp>
 #include <kbt/sweep.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <unistd.h>
 #include <map>
 #include <regex>
@@ -184,4 +187,74 @@ TEST_F(VerifyCli, VerifyErrorsAreClear) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.output.find("verification window"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(dir() / "bad.h5"));
+}
+
+namespace {
+
+bool space_enabled(const std::string& name) {
+  const std::string spaces = std::string(",") + KBT_TEST_KOKKOS_DEVICES + ",";
+  return spaces.find("," + name + ",") != std::string::npos;
+}
+
+}  // namespace
+
+TEST_F(VerifyCli, KernelSweepsAreVerifiedByBitsInFp64AndByRanksInFp32) {
+  if (!space_enabled("serial")) GTEST_SKIP() << "no Serial space in this Kokkos build";
+  const auto fp64 = (dir() / "serial64.h5").string();
+  auto r = kbt::test::run_kbt("run " + config("sma_cross.yaml") + " --device serial --quiet --sample 30 --seed 9 --out " + fp64);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto a = kbt::read_results_hdf5(fp64);
+  ASSERT_TRUE(a.verification.has_value());
+  EXPECT_EQ(a.profile_text("device"), "serial");
+  EXPECT_TRUE(a.verification->mismatch_checked);
+  EXPECT_GT(a.verification->n(), 10u);
+  EXPECT_EQ(a.verification->n_mismatches(), 0u) << r.output;  // the kernel equals the reference, bit for bit
+
+  // fp32: the same config with sweep.precision: fp32 (data path made absolute).
+  const auto yaml = dir() / "fp32.yaml";
+  {
+    std::ifstream in(config("sma_cross.yaml"));
+    std::ofstream out(yaml);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("data:", 0) == 0) line = std::string("data: ") + KBT_SOURCE_DIR + "/data/sample.h5";
+      if (line.rfind("sweep:", 0) == 0) line += "\n  precision: fp32";
+      if (line.rfind("output:", 0) == 0) continue;
+      out << line << "\n";
+    }
+  }
+  const auto fp32 = (dir() / "serial32.h5").string();
+  r = kbt::test::run_kbt("run " + yaml.string() + " --device serial --quiet --sample 30 --seed 9 --out " + fp32);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto b = kbt::read_results_hdf5(fp32);
+  ASSERT_TRUE(b.verification.has_value());
+  EXPECT_EQ(b.verification->sweep_precision, "fp32");
+  EXPECT_FALSE(b.verification->mismatch_checked);
+  EXPECT_TRUE(b.verification->rank_checked);
+  EXPECT_NE(r.output.find("rank moved by more than 10: "), std::string::npos) << r.output;
+  // The fp64 verification of the same combos equals the fp64 sweep's values.
+  for (std::size_t i = 0; i < b.verification->n(); ++i) {
+    const auto it = std::find(a.results.combo_ids.begin(), a.results.combo_ids.end(), b.verification->combo_ids[i]);
+    ASSERT_NE(it, a.results.combo_ids.end());
+    const std::size_t row = static_cast<std::size_t>(it - a.results.combo_ids.begin());
+    for (std::size_t m = 0; m < kbt::n_metrics; ++m)
+      EXPECT_TRUE(same_bits(b.verification->metrics[i * kbt::n_metrics + m], a.results.metrics[row * kbt::n_metrics + m]));
+  }
+}
+
+TEST_F(VerifyCli, ABadVerifyWindowFailsBeforeTheSweep) {
+  const auto yaml = dir() / "badwindow.yaml";
+  const auto out = dir() / "badwindow.h5";
+  std::ofstream(yaml) << "data: " << KBT_SOURCE_DIR << "/data/sample.h5\n"
+                      << "strategy:\n"
+                         "  params: {w: {range: [5, 10, 5]}}\n"
+                         "  signals: {m: 'sma(close, w)'}\n"
+                         "  position: where(close > m, 1, 0)\n"
+                         "verify:\n"
+                         "  score_start: 25000\n";
+  const auto r = kbt::test::run_kbt("run " + yaml.string() + " --device reference --quiet --out " + out.string());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("badwindow.yaml:7:16: verification window"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("bar index 25000 is outside the data's 20000 bars"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(out));
 }
