@@ -5,7 +5,9 @@
 //
 //   build/benchmarks/bench_fold --benchmark_filter='sma'   (args: windows/bars)
 //
-// Next to the kernels, two hand-written single-thread host loops over the same
+// Next to the kernels: the reference engine doing the same hoisting (one
+// evaluate_registers_reference per window value), and two hand-written
+// single-thread host loops over the same
 // work: the same definitional O(w) sum (the cost floor of bit parity), and a
 // sliding-window O(1) running sum (fast, but not bit-identical to the
 // reference; shown to price the parity rule).
@@ -20,6 +22,8 @@
 #include <vector>
 
 #include "kbt/kernels/kernels.hpp"
+#include "kbt/lang/compiler.hpp"
+#include "kbt/reference/evaluator.hpp"
 
 namespace {
 
@@ -129,6 +133,33 @@ void BM_HandLoopSlidingSma(benchmark::State& state) {
       static_cast<double>(n_windows) * kSymbols * n_bars, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// The same hoisting done by the reference engine, one window value at a time
+// (evaluate_registers_reference of `sma(close, w)` per value of w): the host
+// path the kernels replace.
+void BM_ReferenceSma(benchmark::State& state) {
+  const int n_windows = static_cast<int>(state.range(0));
+  const int n_bars = static_cast<int>(state.range(1));
+  kbt::BarData data;
+  for (int t = 0; t < n_bars; ++t) data.timestamps.push_back(std::int64_t{60'000'000'000} * (t + 1));
+  for (int s = 0; s < kSymbols; ++s) data.symbols.push_back("S" + std::to_string(s));
+  data.columns["close"] = random_walk(kSymbols, n_bars);
+  for (const char* c : {"open", "high", "low", "volume"}) data.columns[c] = data.columns["close"];
+  kbt::ParamSpec w;
+  w.name = "w";
+  w.is_integer = true;
+  for (int i = 1; i <= n_windows; ++i) w.values.push_back(2.0 * i);
+  const kbt::Program program = kbt::compile_expression(kbt::SourceText{"sma(close, w)", "<bench>", 1, 1},
+                                                       kbt::schema_of(data), {w});
+  for (auto _ : state) {
+    for (double value : w.values) {
+      auto regs = kbt::evaluate_registers_reference(program, data, &value);
+      benchmark::DoNotOptimize(regs.data());
+    }
+  }
+  state.counters["series_bars/s"] = benchmark::Counter(
+      static_cast<double>(n_windows) * kSymbols * n_bars, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 void args(benchmark::internal::Benchmark* b) {
   b->ArgNames({"windows", "bars"});
   b->Args({100, 10000});
@@ -168,6 +199,7 @@ int main(int argc, char** argv) {
 #ifdef KOKKOS_ENABLE_CUDA
   register_space<Kokkos::Cuda>();
 #endif
+  benchmark::RegisterBenchmark("reference_engine/sma", BM_ReferenceSma)->Apply(args);
   benchmark::RegisterBenchmark("hand_loop/definitional/sma", BM_HandLoopDefinitionalSma)->Apply(args);
   benchmark::RegisterBenchmark("hand_loop/sliding_not_bit_identical/sma", BM_HandLoopSlidingSma)->Apply(args);
 
