@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "output/number_format.hpp"
+
 namespace kbt::cli {
 
 const std::vector<std::string>& default_table_metrics() {
@@ -13,15 +15,6 @@ const std::vector<std::string>& default_table_metrics() {
 }
 
 namespace {
-
-std::string format_number(double v) {
-  if (std::isnan(v)) return "nan";
-  char buf[64];
-  if (v == std::floor(v) && std::fabs(v) < 1e15) std::snprintf(buf, sizeof buf, "%.0f", v);
-  else if (std::fabs(v) >= 1e5 || std::fabs(v) < 1e-3) std::snprintf(buf, sizeof buf, "%.4g", v);
-  else std::snprintf(buf, sizeof buf, "%.4f", v);
-  return buf;
-}
 
 }  // namespace
 
@@ -36,8 +29,8 @@ std::string format_result_table(const SweepResults& results, const std::vector<s
   for (std::size_t rank = 0; rank < rows.size(); ++rank) {
     const std::size_t r = rows[rank];
     std::vector<std::string> line{std::to_string(rank + 1), std::to_string(results.combo_ids[r])};
-    for (std::size_t p = 0; p < n_params; ++p) line.push_back(format_number(results.params[r * n_params + p]));
-    for (const auto& m : metrics) line.push_back(format_number(results.metrics[r * n_metrics + metric_index(m)]));
+    for (std::size_t p = 0; p < n_params; ++p) line.push_back(detail::format_table_number(results.params[r * n_params + p]));
+    for (const auto& m : metrics) line.push_back(detail::format_table_number(results.metrics[r * n_metrics + metric_index(m)]));
     cells.push_back(std::move(line));
   }
   std::vector<std::size_t> width(header.size());

@@ -8,17 +8,10 @@
 #include <limits>
 #include <vector>
 
+#include "output/number_format.hpp"
+
 namespace kbt {
 namespace {
-
-std::string format_number(double v) {
-  if (std::isnan(v)) return "nan";
-  char buf[64];
-  if (v == std::floor(v) && std::fabs(v) < 1e15) std::snprintf(buf, sizeof buf, "%.0f", v);
-  else if (std::fabs(v) >= 1e5 || std::fabs(v) < 1e-3) std::snprintf(buf, sizeof buf, "%.4g", v);
-  else std::snprintf(buf, sizeof buf, "%.4f", v);
-  return buf;
-}
 
 std::string printf_string(const char* fmt, double a, double b = 0) {
   char buf[128];
@@ -76,7 +69,7 @@ std::string format_verification_summary(const VerificationResults& v, const Swee
                     printf_string("%.3g s (%.0f/s)\n", v.seconds, v.seconds > 0 ? n / v.seconds : 0.0);
   out += "  window:    " + v.window + (v.same_window ? " (the sweep's)" : " (differs from the sweep's)") + "\n";
   out += "  objective: " + v.objective.metric + " (" + (v.objective.maximize ? "max" : "min") +
-         ", min_trades " + format_number(v.objective.min_trades) + ")\n";
+         ", min_trades " + detail::format_table_number(v.objective.min_trades) + ")\n";
   if (v.mismatch_checked) {
     out += "  mismatches: " + std::to_string(v.n_mismatches()) + " of " + std::to_string(n) +
            (v.n_mismatches() == 0 ? " (every sweep metric reproduced bit for bit)\n"
@@ -96,7 +89,7 @@ std::string format_verification_summary(const VerificationResults& v, const Swee
     kept += v.rank_before[i] <= top && v.rank_after[i] > 0 && v.rank_after[i] <= top;
   }
   if (n > 0)
-    out += "  ranks: Spearman " + format_number(verification_rank_correlation(v)) + " over " +
+    out += "  ranks: Spearman " + detail::format_table_number(verification_rank_correlation(v)) + " over " +
            std::to_string(still_eligible) + " still-eligible candidates; top " + std::to_string(top) +
            " kept: " + std::to_string(kept) + " of " + std::to_string(top) + "\n";
 
@@ -120,9 +113,9 @@ std::string format_verification_summary(const VerificationResults& v, const Swee
     const std::size_t row = v.rows[i];
     std::vector<std::string> line{std::to_string(v.rank_after[i]), std::to_string(v.rank_before[i]),
                                   std::to_string(v.combo_ids[i])};
-    for (std::size_t p = 0; p < n_params; ++p) line.push_back(format_number(sweep.params[row * n_params + p]));
-    line.push_back(metric >= 0 ? format_number(sweep.metrics[row * n_metrics + metric]) : "");
-    line.push_back(metric >= 0 ? format_number(v.metrics[i * n_metrics + metric]) : "");
+    for (std::size_t p = 0; p < n_params; ++p) line.push_back(detail::format_table_number(sweep.params[row * n_params + p]));
+    line.push_back(metric >= 0 ? detail::format_table_number(sweep.metrics[row * n_metrics + metric]) : "");
+    line.push_back(metric >= 0 ? detail::format_table_number(v.metrics[i * n_metrics + metric]) : "");
     std::string flags;
     if (v.mismatch[i]) flags += "mismatch";
     if (v.rank_moved[i]) flags += std::string(flags.empty() ? "" : ",") + "rank_moved";

@@ -27,6 +27,17 @@ struct Case {
   std::vector<double> params;  // [n][n_params]
 };
 
+// Compiles the case's strategy and keeps a deterministic sample of its combos.
+void compile_and_sample(Case& c, std::size_t sample, std::uint64_t seed) {
+  c.program = kbt::compile_strategy(c.config.strategy, kbt::schema_of(c.bars));
+  const kbt::ParamGrid grid(c.config.strategy.params);
+  c.ids = kbt::filter_combos(grid, [&](const double* v) { return kbt::constraints_hold(c.program, v); });
+  c.ids = kbt::sample_combos(c.ids, sample, seed);
+  c.params.resize(c.ids.size() * grid.n_params());
+  for (std::size_t i = 0; i < c.ids.size(); ++i) grid.combo_values(c.ids[i], &c.params[i * grid.n_params()]);
+  c.config.simulation.periods_per_year = kbt::resolve_periods_per_year(c.bars, c.config.simulation);
+}
+
 Case prepare(const std::string& config_name, std::size_t sample, std::size_t first_bars = 0) {
   Case c;
   c.config = kbt::load_run_config(std::string(KBT_SOURCE_DIR) + "/configs/" + config_name);
@@ -43,13 +54,7 @@ Case prepare(const std::string& config_name, std::size_t sample, std::size_t fir
     for (auto& [name, col] : c.bars.exo) col.resize(first_bars);
     c.bars.timestamps.resize(first_bars);
   }
-  c.program = kbt::compile_strategy(c.config.strategy, kbt::schema_of(c.bars));
-  const kbt::ParamGrid grid(c.config.strategy.params);
-  c.ids = kbt::filter_combos(grid, [&](const double* v) { return kbt::constraints_hold(c.program, v); });
-  c.ids = kbt::sample_combos(c.ids, sample, 42);
-  c.params.resize(c.ids.size() * grid.n_params());
-  for (std::size_t i = 0; i < c.ids.size(); ++i) grid.combo_values(c.ids[i], &c.params[i * grid.n_params()]);
-  c.config.simulation.periods_per_year = kbt::resolve_periods_per_year(c.bars, c.config.simulation);
+  compile_and_sample(c, sample, 42);
   return c;
 }
 
@@ -124,13 +129,7 @@ Case prepare_yaml(const std::string& yaml, const kbt::BarData& bars, std::size_t
   Case c;
   c.config = kbt::parse_run_config(yaml, "<parity>", "");
   c.bars = bars;
-  c.program = kbt::compile_strategy(c.config.strategy, kbt::schema_of(c.bars));
-  const kbt::ParamGrid grid(c.config.strategy.params);
-  c.ids = kbt::filter_combos(grid, [&](const double* v) { return kbt::constraints_hold(c.program, v); });
-  c.ids = kbt::sample_combos(c.ids, sample, 3);
-  c.params.resize(c.ids.size() * grid.n_params());
-  for (std::size_t i = 0; i < c.ids.size(); ++i) grid.combo_values(c.ids[i], &c.params[i * grid.n_params()]);
-  c.config.simulation.periods_per_year = kbt::resolve_periods_per_year(c.bars, c.config.simulation);
+  compile_and_sample(c, sample, 3);
   return c;
 }
 
