@@ -30,9 +30,9 @@ bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; 
 TEST(CliRun, ResultsAreIndependentOfThreadCount) {
   const auto dir = scratch("threads");
   const auto one = (dir / "one.h5").string(), two = (dir / "two.h5").string();
-  auto r1 = kbt::test::run_kbt("run " + config("sma_cross.yaml") + " --device reference --threads 1 --quiet --out " + one);
+  auto r1 = kbt::test::run_kbt("run " + config("sma_cross.yaml") + " --device reference --threads 1 --quiet --no-verify --out " + one);
   ASSERT_EQ(r1.exit_code, 0) << r1.output;
-  auto r2 = kbt::test::run_kbt("run " + config("sma_cross.yaml") + " --device reference --threads 2 --quiet --out " + two);
+  auto r2 = kbt::test::run_kbt("run " + config("sma_cross.yaml") + " --device reference --threads 2 --quiet --no-verify --out " + two);
   ASSERT_EQ(r2.exit_code, 0) << r2.output;
   const auto a = kbt::read_results_hdf5(one).results, b = kbt::read_results_hdf5(two).results;
   ASSERT_EQ(a.combo_ids, b.combo_ids);
@@ -47,8 +47,8 @@ TEST(CliRun, ResultsAreIndependentOfThreadCount) {
 TEST(CliRun, SampledRowsEqualTheSameCombosOfTheFullRun) {
   const auto dir = scratch("sample");
   const auto full = (dir / "full.h5").string(), part = (dir / "part.h5").string();
-  ASSERT_EQ(kbt::test::run_kbt("run " + config("sma_cross.yaml") + " --device reference --quiet --out " + full).exit_code, 0);
-  auto r = kbt::test::run_kbt("run " + config("sma_cross.yaml") + " --device reference --quiet --sample 17 --seed 5 --out " + part);
+  ASSERT_EQ(kbt::test::run_kbt("run " + config("sma_cross.yaml") + " --device reference --quiet --no-verify --out " + full).exit_code, 0);
+  auto r = kbt::test::run_kbt("run " + config("sma_cross.yaml") + " --device reference --quiet --no-verify --sample 17 --seed 5 --out " + part);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto a = kbt::read_results_hdf5(full).results, b = kbt::read_results_hdf5(part).results;
   ASSERT_EQ(b.n_rows(), 17u);
@@ -64,7 +64,7 @@ TEST(CliRun, SampledRowsEqualTheSameCombosOfTheFullRun) {
 TEST(CliRun, BacktestReproducesTheSweepRowOfItsCombo) {
   const auto dir = scratch("backtest");
   const auto out = (dir / "r.h5").string();
-  ASSERT_EQ(kbt::test::run_kbt("run " + config("breakout_sltp.yaml") + " --device reference --quiet --out " + out).exit_code, 0);
+  ASSERT_EQ(kbt::test::run_kbt("run " + config("breakout_sltp.yaml") + " --device reference --quiet --no-verify --out " + out).exit_code, 0);
   const auto res = kbt::read_results_hdf5(out).results;
   const std::size_t best = res.top_k.at(0);
   const std::string params = "n=" + std::to_string(static_cast<int>(res.params[best * 2])) +
