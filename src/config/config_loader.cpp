@@ -503,7 +503,9 @@ class Loader {
     VerifySettings& v = cfg_.verify;
     const YamlEntry* start = nullptr;
     const YamlEntry* end = nullptr;
-    for (const auto& item : doc_.entries(e, "verify", verify_keys)) {
+    // Named: `start`/`end` point into it after the loop.
+    const auto items = doc_.entries(e, "verify", verify_keys);
+    for (const auto& item : items) {
       const std::string what = "verify." + item.name;
       note(item, what);
       if (item.name == "top_n") v.top_n = integer(item, what, 0);

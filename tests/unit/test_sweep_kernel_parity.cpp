@@ -118,9 +118,10 @@ kbt::BarData gappy_bars(std::size_t n_bars) {
   const double nan = std::nan("");
   for (const char* col : {"open", "high", "low", "close", "volume"}) {
     auto& v = bars.columns.at(col);
-    for (std::size_t b = 100; b < 110; ++b) v[1 * n_bars + b] = nan;  // BBB missing 10 bars
-    for (std::size_t b = 400; b < 403; ++b) v[2 * n_bars + b] = nan;  // CCC missing 3 bars
-    v[0 * n_bars + 250] = nan;                                       // AAA missing one bar
+    // BBB misses 10 bars, CCC 3, AAA one (gaps scaled to shorter data).
+    for (std::size_t b = n_bars / 6; b < n_bars / 6 + 10; ++b) v[1 * n_bars + b] = nan;
+    for (std::size_t b = 2 * n_bars / 3; b < 2 * n_bars / 3 + 3; ++b) v[2 * n_bars + b] = nan;
+    v[0 * n_bars + n_bars / 2] = nan;
   }
   return bars;
 }
