@@ -49,7 +49,7 @@ struct BasicMetricsAccumulator {
   Real fees = 0;
   Real funding = 0;          // positive = paid
 
-  KOKKOS_INLINE_FUNCTION BasicMetricsAccumulator() = default;
+  KOKKOS_DEFAULTED_FUNCTION BasicMetricsAccumulator() = default;
   KOKKOS_INLINE_FUNCTION BasicMetricsAccumulator(Real initial, Real ppy)
       : initial_equity(initial), periods_per_year(ppy), prev_equity(initial), peak(initial) {}
 
