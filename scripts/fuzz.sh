@@ -39,8 +39,14 @@ for t in "${targets[@]}"; do
   dict=()
   [ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
   echo "== $t: ${seconds}s"
+  # libhdf5 sizes its metadata reads from the (corrupt) file: let an impossible
+  # malloc fail as it does in production (HDF5 then reports an error) instead of
+  # ASan aborting. kbt's own allocations throw std::bad_alloc, which the target
+  # still reports as a crash.
+  asan_extra=""
+  [ "$t" = fuzz_hdf5 ] && asan_extra=":allocator_may_return_null=1"
   status=0
-  build-fuzz/tests/fuzz/"$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  ASAN_OPTIONS="$ASAN_OPTIONS$asan_extra" build-fuzz/tests/fuzz/"$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$run/crashes/" "${dict[@]}" "$run/corpus" \
     >"$run/log.txt" 2>&1 || status=$?
   grep -E '^stat::number_of_executed_units|^#[0-9]+ +DONE' "$run/log.txt" | tail -2 || true
