@@ -163,6 +163,20 @@ TEST(FuzzRegressions, ConfigInputsParseOrFailCleanly) {
     });
 }
 
+TEST(FuzzRegressions, StrayCommaAtDocumentLevelIsAConfigErrorNotAHang) {
+  // yaml-cpp's LoadAll returned endless empty documents for a ',' outside any
+  // flow collection (the loader hung, growing memory); now one config error.
+  for (const char* yaml : {",\n", "\n\n,\n", ", x\n", "\"a\",\n", "{a: 1}\n,\n"}) {
+    try {
+      (void)kbt::parse_run_config(yaml, "c.yaml", "");
+      ADD_FAILURE() << yaml << ": expected a kbt::Error";
+    } catch (const kbt::Error& e) {
+      EXPECT_EQ(e.category(), kbt::ErrorCategory::config) << e.what();
+      EXPECT_EQ(std::string(e.what()).rfind("c.yaml:", 0), 0u) << e.what();
+    }
+  }
+}
+
 TEST(FuzzRegressions, CsvInputsImportOrFailCleanly) {
   for (const auto& input : inputs_of("fuzz_csv")) {
     kbt::CsvImportOptions options;
