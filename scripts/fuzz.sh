@@ -39,11 +39,27 @@ for t in "${targets[@]}"; do
   dict=()
   [ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
   echo "== $t: ${seconds}s"
+  # libhdf5 sizes its metadata reads from the (corrupt) file: let an impossible
+  # malloc fail as it does in production (HDF5 then reports an error) instead of
+  # ASan aborting. kbt's own allocations throw std::bad_alloc, which the target
+  # still reports as a crash.
+  asan_extra=""
+  [ "$t" = fuzz_hdf5 ] && asan_extra=":allocator_may_return_null=1"
   status=0
-  build-fuzz/tests/fuzz/"$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  ASAN_OPTIONS="$ASAN_OPTIONS$asan_extra" build-fuzz/tests/fuzz/"$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$run/crashes/" "${dict[@]}" "$run/corpus" \
     >"$run/log.txt" 2>&1 || status=$?
   grep -E '^stat::number_of_executed_units|^#[0-9]+ +DONE' "$run/log.txt" | tail -2 || true
+  # libhdf5 1.10 itself reads out of bounds or dereferences NULL on some corrupt
+  # files (docs/testing.md). A fuzz_hdf5 report whose faulting frames (#0-#3 of
+  # the first stack) are inside libhdf5 is that library's defect: kept and
+  # reported, not a kbt failure. Anything else fails.
+  if [ "$t" = fuzz_hdf5 ] && [ "$status" -ne 0 ] &&
+     awk '/^    #0 /{n++} n==1 && /^    #[0-3] /' "$run/log.txt" | grep -q 'libhdf5'; then
+    echo "?? $t: defect inside libhdf5 (not kbt); reproducer kept in $run/crashes/" >&2
+    grep -E -m1 '^==[0-9]+==ERROR' "$run/log.txt" >&2 || true
+    continue
+  fi
   if [ "$status" -ne 0 ] || [ -n "$(ls -A "$run/crashes")" ]; then
     echo "!! $t failed (exit $status); log: $run/log.txt" >&2
     grep -E -A30 '^==[0-9]+==ERROR|runtime error|escaped|internal error|ALARM|out-of-memory' "$run/log.txt" | head -60 >&2 || tail -40 "$run/log.txt" >&2

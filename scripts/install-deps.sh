@@ -8,7 +8,7 @@ packages=(
   libhdf5-dev hdf5-tools libyaml-cpp-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   gnuplot-nox
-  clang libclang-rt-dev
+  clang libclang-rt-dev   # scripts/fuzz.sh: libFuzzer, ASan, UBSan runtimes
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -3,6 +3,9 @@
 #include "config/suggest.hpp"
 
 #include <algorithm>
+#include <sstream>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 #include <utility>
 
 namespace kbt::detail {
@@ -18,6 +21,36 @@ std::string join(const std::vector<std::string>& items) {
   return s;
 }
 
+// Counts documents and remembers where the second one's first node is.
+struct DocumentCounter : YAML::EventHandler {
+  int documents = 0;
+  YAML::Mark second_mark = YAML::Mark::null_mark();
+  bool seen_node = false;
+  void node_at(const YAML::Mark& mark) {
+    if (documents == 2 && !seen_node) second_mark = mark;
+    seen_node = true;
+  }
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    ++documents;
+    seen_node = false;
+    if (documents == 2) second_mark = mark;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node_at(mark); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node_at(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override {
+    node_at(mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    node_at(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    node_at(mark);
+  }
+  void OnMapEnd() override {}
+};
+
 }  // namespace
 
 YamlDocument::YamlDocument(std::string text, std::string source_name)
@@ -27,11 +60,19 @@ YamlDocument::YamlDocument(std::string text, std::string source_name)
     if (text_[i] == '\n') line_starts_.push_back(i + 1);
   if (text_.compare(0, 3, "\xEF\xBB\xBF") == 0) bom_ = 3;
   try {
-    const std::vector<YAML::Node> documents = YAML::LoadAll(text_);
-    if (documents.size() > 1)
-      fail(ErrorCategory::config, documents[1],
-           "a run config is one YAML document; this file holds " + std::to_string(documents.size()));
-    if (!documents.empty()) root_ = documents[0];
+    // Not YAML::LoadAll: on a stray ',' at document level yaml-cpp 0.7 yields
+    // empty documents without end (found by fuzzing). Count up to two instead.
+    std::istringstream stream(text_);
+    YAML::Parser parser(stream);
+    DocumentCounter counter;
+    while (counter.documents < 2 && parser.HandleNextDocument(counter)) {
+    }
+    if (counter.documents > 1) {
+      const std::size_t pos = counter.second_mark.pos >= 0 ? static_cast<std::size_t>(counter.second_mark.pos) : 0;
+      throw Error(ErrorCategory::config, where_offset(std::min(pos + bom_, text_.size())) +
+                                             ": a run config is one YAML document; this file holds 2 or more");
+    }
+    root_ = YAML::Load(text_);
   } catch (const YAML::Exception& e) {
     std::string where = source_name_;
     if (e.mark.line >= 0) {

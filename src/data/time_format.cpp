@@ -72,7 +72,12 @@ std::optional<std::int64_t> parse_iso8601_ns(std::string_view s) {
       return std::nullopt;
     if (month < 1 || month > 12 || day < 1 || static_cast<unsigned>(day) > days_in_month(year, static_cast<unsigned>(month)))
       return std::nullopt;
-    return days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) * 86400 * kNsPerSec;
+    // Years before 1677 or after 2262 are outside the int64 ns range.
+    std::int64_t ns = 0;
+    if (mul_add_overflows(days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)),
+                          86400 * kNsPerSec, 0, ns))
+      return std::nullopt;
+    return ns;
   }
   if (!read_digits(s, pos, 4, year) || pos >= s.size() || s[pos++] != '-') return std::nullopt;
   if (!read_digits(s, pos, 2, month) || pos >= s.size() || s[pos++] != '-') return std::nullopt;

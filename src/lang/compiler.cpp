@@ -116,7 +116,8 @@ bool is_windowed(OpCode op) {
 
 constexpr std::int64_t ns_per_second = 1000000000LL;
 
-// "30s", "15m", "15min", "4h", "1d", "1w" -> nanoseconds; 0 when malformed.
+// "30s", "15m", "15min", "4h", "1d", "1w" -> nanoseconds; 0 when malformed or
+// longer than the int64 nanosecond range (~292 years).
 std::int64_t parse_timeframe(const std::string& tf) {
   std::size_t i = 0;
   while (i < tf.size() && std::isdigit(static_cast<unsigned char>(tf[i]))) ++i;
@@ -130,7 +131,9 @@ std::int64_t parse_timeframe(const std::string& tf) {
   else if (unit == "d") scale = 86400;
   else if (unit == "w") scale = 7 * 86400;
   if (scale == 0 || n <= 0) return 0;
-  return n * scale * ns_per_second;
+  std::int64_t ns = 0;
+  if (__builtin_mul_overflow(n, scale * ns_per_second, &ns)) return 0;
+  return ns;
 }
 
 class Compiler {

@@ -6,13 +6,16 @@
 
 #include <gtest/gtest.h>
 #include <kbt/config_loader.hpp>
+#include <kbt/data/time_format.hpp>
 #include <kbt/data_io.hpp>
 #include <kbt/error.hpp>
 #include <kbt/lang/compiler.hpp>
 
 #include <hdf5.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -78,16 +81,100 @@ TEST(FuzzRegressions, Hdf5DatasetExtentLargerThanTheFileIsRefusedBeforeAllocatin
   }
 }
 
-TEST(FuzzRegressions, ConfigInputsParseOrFailCleanly) {
+TEST(FuzzRegressions, Hdf5CorruptMetadataSizeIsADataFormatError) {
+  // A mutated object header makes libhdf5 ask for ~6e18 bytes of metadata; the
+  // allocation fails inside HDF5 and the load must end in a clean error.
+  const fs::path input = regressions("fuzz_hdf5") / "metadata_huge_allocation.h5";
+  ASSERT_TRUE(fs::exists(input));
+  try {
+    (void)kbt::load_bars_hdf5(input.string());
+    FAIL() << "expected a kbt::Error";
+  } catch (const kbt::Error& e) {
+    EXPECT_EQ(e.category(), kbt::ErrorCategory::data_format) << e.what();
+    EXPECT_NE(std::string(e.what()).find(input.string()), std::string::npos) << e.what();
+  }
+}
+
+TEST(FuzzRegressions, CompactDatesOutsideTheInt64NanosecondRangeAreNotTimes) {
+  // "12020202" (YYYYMMDD, year 1202) overflowed int64 nanoseconds (signed
+  // overflow, UBSan) while the CSV reader sniffed the header line.
+  EXPECT_FALSE(kbt::parse_iso8601_ns("12020202").has_value());
+  EXPECT_FALSE(kbt::parse_iso8601_ns("16770921").has_value());  // 1677-09-21 < -2^63 ns
+  EXPECT_FALSE(kbt::parse_iso8601_ns("99991231").has_value());
+  // In range: 2021-03-04 is 18690 days after the epoch; 1677-09-22 is the first
+  // whole day in range (-106751 days, -9223286400 s).
+  EXPECT_EQ(kbt::parse_iso8601_ns("20210304"), std::optional<std::int64_t>(18690LL * 86400 * 1000000000));
+  EXPECT_EQ(kbt::parse_iso8601_ns("16770922"), std::optional<std::int64_t>(-9223286400LL * 1000000000));
+  EXPECT_EQ(kbt::parse_iso8601_ns("22620411"), std::optional<std::int64_t>(106751LL * 86400 * 1000000000));
+
+  const fs::path input = regressions("fuzz_csv") / "basic_date_year_1202.csv";
+  ASSERT_TRUE(fs::exists(input));
+  kbt::CsvImportOptions options;
+  options.bars.push_back({"AAA", input.string()});
+  try {
+    (void)kbt::import_csv(options);
+    FAIL() << "expected a kbt::Error";
+  } catch (const kbt::Error& e) {
+    EXPECT_EQ(e.category(), kbt::ErrorCategory::data_format) << e.what();
+    EXPECT_NE(std::string(e.what()).find(input.string()), std::string::npos) << e.what();
+  }
+}
+
+kbt::DataSchema fuzz_schema() {
   kbt::DataSchema schema;
   schema.symbols = {"AAA", "BBB", "CCC"};
   schema.columns = {"open", "high", "low", "close", "volume", "funding_rate"};
   schema.exo = {"vix"};
+  return schema;
+}
+
+TEST(FuzzRegressions, ExpressionInputsCompileOrFailCleanly) {
+  for (const auto& input : inputs_of("fuzz_expression"))
+    expect_clean_outcome(input, [&] {
+      (void)kbt::compile_expression(kbt::SourceText{read_all(input), "fuzz.yaml", 3, 7}, fuzz_schema(), {});
+    });
+}
+
+TEST(FuzzRegressions, HtfTimeframeBeyondTheNanosecondRangeIsALanguageError) {
+  // htf(s, "45506104h") multiplied 45506104 * 3600 * 1e9 in int64 (signed
+  // overflow, UBSan). 106751 days still fits; 106752 days does not.
+  const auto compile = [](const std::string& text) {
+    return kbt::compile_expression(kbt::SourceText{text, "x.yaml", 4, 9}, fuzz_schema(), {});
+  };
+  EXPECT_NO_THROW(compile("htf(close, \"106751d\")"));
+  for (const char* text : {"htf(close, \"45506104h\")", "htf(close, \"106752d\")", "htf(close, \"999999999w\")"}) {
+    try {
+      (void)compile(text);
+      ADD_FAILURE() << text << ": expected a kbt::Error";
+    } catch (const kbt::Error& e) {
+      EXPECT_EQ(e.category(), kbt::ErrorCategory::language) << e.what();
+      EXPECT_NE(std::string(e.what()).find("x.yaml:4:"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("invalid timeframe"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(FuzzRegressions, ConfigInputsParseOrFailCleanly) {
+  const kbt::DataSchema schema = fuzz_schema();
   for (const auto& input : inputs_of("fuzz_config"))
     expect_clean_outcome(input, [&] {
       const auto config = kbt::parse_run_config(read_all(input), "fuzz.yaml", "/nonexistent");
       (void)kbt::compile_strategy(config.strategy, schema);
     });
+}
+
+TEST(FuzzRegressions, StrayCommaAtDocumentLevelIsAConfigErrorNotAHang) {
+  // yaml-cpp's LoadAll returned endless empty documents for a ',' outside any
+  // flow collection (the loader hung, growing memory); now one config error.
+  for (const char* yaml : {",\n", "\n\n,\n", ", x\n", "\"a\",\n", "{a: 1}\n,\n"}) {
+    try {
+      (void)kbt::parse_run_config(yaml, "c.yaml", "");
+      ADD_FAILURE() << yaml << ": expected a kbt::Error";
+    } catch (const kbt::Error& e) {
+      EXPECT_EQ(e.category(), kbt::ErrorCategory::config) << e.what();
+      EXPECT_EQ(std::string(e.what()).rfind("c.yaml:", 0), 0u) << e.what();
+    }
+  }
 }
 
 TEST(FuzzRegressions, CsvInputsImportOrFailCleanly) {
