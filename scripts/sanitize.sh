@@ -5,9 +5,11 @@
 # (e.g. -DKokkos_ROOT=/opt/kokkos-omp). No suppressions are used.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
   -DKBT_ENABLE_SANITIZERS=ON -DKBT_ENABLE_BENCHMARKS=OFF "$@"
 cmake --build build-asan -j"$(nproc)"
 export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:detect_stack_use_after_return=1:strict_init_order=1:check_initialization_order=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
-ctest --test-dir build-asan --output-on-failure -j"$(nproc)"
+# The `build` label (header self-containment, install + downstream) checks the
+# build, not runtime behaviour; the normal stage runs it.
+ctest --test-dir build-asan --output-on-failure -j"$(nproc)" -LE build
