@@ -118,6 +118,10 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   const double compile_seconds = seconds_since(t_compile);
 
   outcome.device_used = choose_device(requested, program, ids.size(), outcome.fallback_reason);
+  if (!request.quiet)
+    std::fprintf(stderr, "kbt: %zu combos to simulate (%llu in the grid before constraints%s), %zu bars x %zu symbols, on %s\n",
+                 ids.size(), static_cast<unsigned long long>(grid.n_combos()), request.sample ? ", sampled" : "",
+                 bars.n_bars(), bars.n_symbols(), outcome.device_used.c_str());
   if (outcome.fallback_reason && !request.quiet)
     std::fprintf(stderr, "kbt: warning: device '%s' runs on the reference engine: %s\n", requested.c_str(),
                  outcome.fallback_reason->c_str());
