@@ -13,9 +13,9 @@ struct CliResult {
   std::string output;  // stdout and stderr together
 };
 
-// `args` is appended to the kbt path as-is (caller quotes).
-inline CliResult run_kbt(const std::string& args) {
-  const std::string cmd = std::string(KBT_CLI_PATH) + " " + args + " 2>&1";
+// Runs a shell command line (caller quotes) with stderr joined to stdout.
+inline CliResult run_command(const std::string& command) {
+  const std::string cmd = command + " 2>&1";
   CliResult result{-1, {}};
   FILE* pipe = ::popen(cmd.c_str(), "r");
   if (!pipe) return result;
@@ -26,5 +26,8 @@ inline CliResult run_kbt(const std::string& args) {
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
 }
+
+// `args` is appended to the kbt path as-is (caller quotes).
+inline CliResult run_kbt(const std::string& args) { return run_command(std::string(KBT_CLI_PATH) + " " + args); }
 
 }  // namespace kbt::test

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/cli_runner.hpp"
+
 namespace {
 
 kbt::SweepResults small_results() {
@@ -27,16 +29,6 @@ kbt::SweepResults small_results() {
 
 std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("kbt_test_" + name)).string();
-}
-
-std::string capture(const std::string& cmd) {
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  ::pclose(p);
-  return out;
 }
 
 }  // namespace
@@ -66,7 +58,7 @@ TEST(ResultsFile, IndependentReaderSeesTheDocumentedLayout) {
   const auto path = temp_path("h5dump.h5");
   kbt::write_results_hdf5(path, small_results(), "a: 1\n", {});
   // h5dump (hdf5-tools) reads the file without any kbt code.
-  const auto dump = capture("h5dump -d /params/slow -d /topk/combo_id -d /metrics/final_equity " + path);
+  const auto dump = kbt::test::run_command("h5dump -d /params/slow -d /topk/combo_id -d /metrics/final_equity " + path).output;
   EXPECT_NE(dump.find("(0): 20, 30, 30"), std::string::npos) << dump;
   EXPECT_NE(dump.find("(0): 8, 3"), std::string::npos) << dump;  // top-K combo ids, best first
   EXPECT_NE(dump.find("(0): 20, 120, 220"), std::string::npos) << dump;

@@ -30,17 +30,6 @@ std::string config(const std::string& name) { return std::string(KBT_SOURCE_DIR)
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-std::string shell_output(const std::string& cmd) {
-  std::string out;
-  FILE* pipe = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (!pipe) return out;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
-  ::pclose(pipe);
-  return out;
-}
-
 // One `kbt run` of 60 combos of configs/sma_cross.yaml for every test here.
 class VerifyCli : public ::testing::Test {
  protected:
@@ -95,7 +84,7 @@ TEST_F(VerifyCli, RunVerifiesEveryEligibleCandidateWithoutMismatch) {
 TEST_F(VerifyCli, VerifyGroupSchemaReadByH5dump) {
   const auto loaded = kbt::read_results_hdf5(results());
   const std::size_t n = eligible_rows(loaded.results);
-  const std::string dump = shell_output("h5dump -H -g /verify " + results());
+  const std::string dump = kbt::test::run_command("h5dump -H -g /verify " + results()).output;
   ASSERT_NE(dump.find("GROUP \"/verify\""), std::string::npos) << dump;
   std::vector<std::string> datasets{"combo_id", "rank_before", "rank_after", "mismatch", "rank_moved", "row"};
   for (const auto* m : kbt::metric_names()) datasets.push_back(m);  // in /verify/metrics
@@ -114,9 +103,9 @@ TEST_F(VerifyCli, VerifyGroupSchemaReadByH5dump) {
   }
   for (const char* attr : {"window", "objective", "direction", "window_begin", "window_end", "same_window"})
     EXPECT_NE(dump.find("ATTRIBUTE \"" + std::string(attr) + "\""), std::string::npos) << attr;
-  const std::string objective = shell_output("h5dump -a /verify/objective " + results());
+  const std::string objective = kbt::test::run_command("h5dump -a /verify/objective " + results()).output;
   EXPECT_NE(objective.find("\"sharpe\""), std::string::npos) << objective;
-  const std::string window = shell_output("h5dump -a /verify/window " + results());
+  const std::string window = kbt::test::run_command("h5dump -a /verify/window " + results()).output;
   EXPECT_NE(window.find("bars [0, 20000)"), std::string::npos) << window;
 }
 
