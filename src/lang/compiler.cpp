@@ -9,6 +9,8 @@
 #include <kbt/lang/diagnostics.hpp>
 #include <kbt/lang/parser.hpp>
 
+#include "core/large_stack.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -1030,8 +1032,9 @@ void check_output_form(const StrategySpec& spec) {
 
 }  // namespace
 
-Program compile_strategy(const StrategySpec& spec, const DataSchema& schema,
-                         const CompileOptions& options) {
+namespace {
+
+Program compile_strategy_here(const StrategySpec& spec, const DataSchema& schema, const CompileOptions& options) {
   check_output_form(spec);
   Compiler c(schema, spec.params, options);
   c.declare_signals_and_scans(spec);
@@ -1078,12 +1081,29 @@ Program compile_strategy(const StrategySpec& spec, const DataSchema& schema,
   return std::move(c.prog);
 }
 
-Program compile_expression(const SourceText& expression, const DataSchema& schema,
-                           const std::vector<ParamSpec>& params, const CompileOptions& options) {
+Program compile_expression_here(const SourceText& expression, const DataSchema& schema,
+                                const std::vector<ParamSpec>& params, const CompileOptions& options) {
   Compiler c(schema, params, options);
   c.prog.expression = c.lower_top(expression).reg;
   c.build_hoisting_list();
   return std::move(c.prog);
+}
+
+}  // namespace
+
+// Lowering recurses through signal references (up to max_lowering_depth levels
+// of expression); it runs on a stack of a known size rather than the caller's.
+Program compile_strategy(const StrategySpec& spec, const DataSchema& schema, const CompileOptions& options) {
+  Program p;
+  detail::call_with_large_stack([&] { p = compile_strategy_here(spec, schema, options); });
+  return p;
+}
+
+Program compile_expression(const SourceText& expression, const DataSchema& schema,
+                           const std::vector<ParamSpec>& params, const CompileOptions& options) {
+  Program p;
+  detail::call_with_large_stack([&] { p = compile_expression_here(expression, schema, params, options); });
+  return p;
 }
 
 }  // namespace kbt

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <pthread.h>
 #include <unistd.h>
 
 #include "support/cli_runner.hpp"
@@ -122,15 +123,54 @@ TEST(Limits, ChainsOfSignalsAreBoundedWithoutOverflowingTheStack) {
   EXPECT_TRUE(contains(message2, "nested more than 2000 deep")) << message2.substr(0, 300);
 }
 
-TEST(Limits, ChainsOfSignalsWithinTheLimitsCompile) {
-  // 15 signals of 100 levels each: 1500 levels through references, accepted.
+// 15 signals of 100 levels each: 1500 levels through references.
+kbt::StrategySpec deep_but_legal_chain() {
   kbt::StrategySpec spec;
   spec.signals.push_back({"s0", expr("close")});
   for (std::size_t i = 1; i < 15; ++i)
     spec.signals.push_back(
         {"s" + std::to_string(i), expr(repeat("-(", 100) + "s" + std::to_string(i - 1) + repeat(")", 100))});
   spec.position = expr("where(s14 > 0, 1, -1)");
-  EXPECT_NO_THROW(kbt::compile_strategy(spec, schema()));
+  return spec;
+}
+
+TEST(Limits, ChainsOfSignalsWithinTheLimitsCompile) {
+  EXPECT_NO_THROW(kbt::compile_strategy(deep_but_legal_chain(), schema()));
+}
+
+TEST(Limits, CompilingDoesNotDependOnTheCallersStack) {
+  // A host code may call kbt from a worker thread with a small stack; the
+  // compiler runs on a stack of its own, so a 256 KiB caller (less than the
+  // deep chain needs even in an optimised build) compiles it all the same.
+  struct Job {
+    kbt::StrategySpec spec = deep_but_legal_chain();
+    bool compiled = false;
+    std::string error;
+  } job;
+  auto run = [](void* arg) -> void* {
+    auto* j = static_cast<Job*>(arg);
+    try {
+      j->compiled = !kbt::compile_strategy(j->spec, schema()).code.empty();
+    } catch (const std::exception& e) {
+      j->error = e.what();
+    }
+    return nullptr;
+  };
+  pthread_attr_t attr;
+  ASSERT_EQ(pthread_attr_init(&attr), 0);
+  ASSERT_EQ(pthread_attr_setstacksize(&attr, 256 * 1024), 0);
+  pthread_t thread;
+  ASSERT_EQ(pthread_create(&thread, &attr, run, &job), 0);
+  pthread_attr_destroy(&attr);
+  pthread_join(thread, nullptr);
+  EXPECT_TRUE(job.compiled) << job.error;
+
+  // Errors cross back from the compiler's thread as the same kbt::Error.
+  kbt::StrategySpec bad;
+  bad.position = expr("where(clsoe > 0, 1, -1)");
+  const auto [category, message] = error_of([&] { kbt::compile_strategy(bad, schema()); });
+  EXPECT_EQ(category, ErrorCategory::language);
+  EXPECT_TRUE(contains(message, "did you mean 'close'")) << message;
 }
 
 // ---------------------------------------------------------------------------
