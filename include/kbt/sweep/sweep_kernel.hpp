@@ -24,7 +24,18 @@ struct KernelSweepOptions {
   std::size_t scratch_budget_bytes = 0;
   // Fixed chunk size in combos (0 = derived from the budget). For tests.
   std::size_t chunk_combos = 0;
+  // Bars per evaluation block (0 = the space's default, default_block_bars).
+  // Results do not depend on it; it trades scratch memory for dispatch cost.
+  int block_bars = 0;
 };
+
+// 64 bars on host spaces (decode each instruction once per 64 bars, loops the
+// compiler vectorises, scratch that stays in L1); 16 on a GPU, where dispatch
+// is uniform across a warp and the scratch lives in global memory.
+template <class ExecSpace>
+int default_block_bars() {
+  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible ? 64 : 16;
+}
 
 namespace detail {
 
@@ -121,6 +132,27 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
   f.scan_refs = detail::upload_1d<int, Space>(detail::to_int(program.scan_refs), "kbt::scan_refs");
   f.scan_trigger = detail::upload_1d<int, Space>(detail::to_int(plan.scan_trigger), "kbt::scan_trigger");
   f.scan_state_offset = detail::upload_1d<int, Space>(detail::to_int(plan.scan_state_offset), "kbt::scan_state");
+  {
+    // Every streamed output register of each scan: the scan's trigger writes them all.
+    std::vector<int> begin(program.scans.size() + 1, 0), regs;
+    for (std::size_t sc = 0; sc < program.scans.size(); ++sc) {
+      begin[sc] = static_cast<int>(regs.size());
+      for (std::int32_t r : plan.streamed) {
+        const Instr& ins = program.code[static_cast<std::size_t>(r)];
+        if (ins.op == OpCode::scan_output && ins.aux == static_cast<std::int32_t>(sc)) regs.push_back(r);
+      }
+    }
+    begin[program.scans.size()] = static_cast<int>(regs.size());
+    f.scan_out_begin = detail::upload_1d<int, Space>(begin, "kbt::scan_out_begin");
+    f.scan_out_regs = detail::upload_1d<int, Space>(regs, "kbt::scan_out_regs");
+  }
+  // Slots in `cur`: scalar and streamed registers only.
+  std::vector<int> cur_slot(plan.n_registers, -1);
+  int n_slots = 0;
+  for (std::size_t r = 0; r < plan.n_registers; ++r)
+    if (plan.home[r] == RegisterHome::scalar || plan.home[r] == RegisterHome::streamed) cur_slot[r] = n_slots++;
+  f.cur_slot = detail::upload_1d<int, Space>(cur_slot, "kbt::cur_slot");
+  f.block = options.block_bars > 0 ? options.block_bars : default_block_bars<ExecSpace>();
 
   const std::size_t width = n_sym * plan.n_bars;
   f.open = detail::upload_column<Real, Space>(bars, "open", "kbt::open");
@@ -184,7 +216,7 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
   ss.window_end = static_cast<int>(window.end);
 
   // Scratch per combo: registers, rings, states, scan slots, symbol states.
-  const std::size_t cur_width = std::max<std::size_t>(plan.n_registers * n_sym, 1);
+  const std::size_t cur_width = std::max<std::size_t>(static_cast<std::size_t>(n_slots) * n_sym * f.block, 1);
   const std::size_t per_combo = sizeof(Real) * (cur_width + plan.ring_size + plan.state_size + plan.scan_slots + 3) +
                                 sizeof(SweepSymbolState<Real>) * n_sym;
   std::size_t chunk = options.chunk_combos;
@@ -197,7 +229,7 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
   f.ring = typename Functor::template V2<Real>("kbt::ring", chunk, std::max<std::size_t>(plan.ring_size, 1));
   f.state = typename Functor::template V2<Real>("kbt::state", chunk, std::max<std::size_t>(plan.state_size, 1));
   f.slots = typename Functor::template V2<Real>("kbt::slots", chunk, std::max<std::size_t>(plan.scan_slots, 1));
-  f.sym = typename Functor::template V2<SweepSymbolState<Real>>(
+  f.sym = typename Functor::SymbolStates(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kbt::symbol_state")), chunk, n_sym);
   f.metrics = Kokkos::View<double**, Space>("kbt::metrics", n_combos, n_metrics);
   n_combos_out = n_combos;
