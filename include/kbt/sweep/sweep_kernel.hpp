@@ -8,6 +8,7 @@
 #include <kbt/error.hpp>
 #include <kbt/kokkos_compat.hpp>
 #include <kbt/reference/simulator.hpp>
+#include <kbt/sweep/device_top_k.hpp>
 #include <kbt/sweep/sweep_functor.hpp>
 #include <kbt/sweep/sweep_plan.hpp>
 
@@ -240,13 +241,13 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
 }  // namespace detail
 
 // Simulates every combo of `combo_params` ([n_combos][n_params], row-major, in
-// Program::param_names order) and returns their metrics [n_combos][n_metrics].
+// Program::param_names order) on `exec` and returns their metrics
+// [n_combos][n_metrics] in `exec`'s memory space (fenced: ready to read).
 // `sim` must have periods_per_year resolved (resolve_periods_per_year).
 template <class ExecSpace, class Real>
-std::vector<double> run_sweep_kernel(const ExecSpace& exec, const Program& program, const SweepPlan& plan,
-                                     const BarData& bars, const SimulationSettings& sim,
-                                     const std::vector<double>& combo_params,
-                                     const KernelSweepOptions& options = {}) {
+Kokkos::View<double**, typename ExecSpace::memory_space> sweep_metrics_on(
+    const ExecSpace& exec, const Program& program, const SweepPlan& plan, const BarData& bars,
+    const SimulationSettings& sim, const std::vector<double>& combo_params, const KernelSweepOptions& options = {}) {
   std::size_t n_combos = 0, chunk = 0;
   auto f = detail::make_sweep_functor<ExecSpace, Real>(program, plan, bars, sim, combo_params, options, n_combos,
                                                        chunk);
@@ -256,10 +257,53 @@ std::vector<double> run_sweep_kernel(const ExecSpace& exec, const Program& progr
     Kokkos::parallel_for("kbt::sweep", Kokkos::RangePolicy<ExecSpace>(exec, 0, static_cast<int>(count)), f);
   }
   exec.fence();
-  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.metrics);
+  return f.metrics;
+}
+
+// The same, with the metrics copied to the host, row-major.
+template <class ExecSpace, class Real>
+std::vector<double> run_sweep_kernel(const ExecSpace& exec, const Program& program, const SweepPlan& plan,
+                                     const BarData& bars, const SimulationSettings& sim,
+                                     const std::vector<double>& combo_params,
+                                     const KernelSweepOptions& options = {}) {
+  const auto metrics = sweep_metrics_on<ExecSpace, Real>(exec, program, plan, bars, sim, combo_params, options);
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), metrics);
+  const std::size_t n_combos = metrics.extent(0);
   std::vector<double> out(n_combos * n_metrics);
   for (std::size_t c = 0; c < n_combos; ++c)
     for (std::size_t m = 0; m < n_metrics; ++m) out[c * n_metrics + m] = host(c, m);
+  return out;
+}
+
+// Top-K selected where the metrics are (device_top_k.hpp), for `kbt run`.
+struct KernelTopKRequest {
+  Objective objective;
+  std::size_t k = 0;
+  std::vector<std::uint64_t> combo_ids;  // [n_combos]: ties are broken by id
+};
+struct KernelSweepOutput {
+  std::vector<double> metrics;     // [n_combos][n_metrics], row-major
+  std::vector<std::size_t> top_k;  // rows, best first
+};
+
+template <class ExecSpace, class Real>
+KernelSweepOutput run_sweep_kernel_with_top_k(const ExecSpace& exec, const Program& program, const SweepPlan& plan,
+                                              const BarData& bars, const SimulationSettings& sim,
+                                              const std::vector<double>& combo_params,
+                                              const KernelTopKRequest& top_k, const KernelSweepOptions& options = {}) {
+  const auto metrics = sweep_metrics_on<ExecSpace, Real>(exec, program, plan, bars, sim, combo_params, options);
+  const std::size_t n_combos = metrics.extent(0);
+  if (top_k.combo_ids.size() != n_combos)
+    throw Error(ErrorCategory::internal, "top-K request: combo ids do not match the combos");
+  const auto ids = detail::upload_1d<std::uint64_t, typename ExecSpace::memory_space>(top_k.combo_ids, "kbt::combo_ids");
+  const auto rows = select_top_k_on(exec, metrics, ids, top_k.objective, top_k.k);
+  KernelSweepOutput out;
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), metrics);
+  out.metrics.resize(n_combos * n_metrics);
+  for (std::size_t c = 0; c < n_combos; ++c)
+    for (std::size_t m = 0; m < n_metrics; ++m) out.metrics[c * n_metrics + m] = host(c, m);
+  auto host_rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rows);
+  for (std::size_t j = 0; j < host_rows.extent(0); ++j) out.top_k.push_back(static_cast<std::size_t>(host_rows(j)));
   return out;
 }
 
@@ -291,6 +335,12 @@ std::vector<double> run_sweep_kernel_on(const std::string& device, bool fp32, co
                                         const SweepPlan& plan, const BarData& bars, const SimulationSettings& sim,
                                         const std::vector<double>& combo_params,
                                         const KernelSweepOptions& options = {});
+KernelSweepOutput run_sweep_kernel_with_top_k_on(const std::string& device, bool fp32, const Program& program,
+                                                 const SweepPlan& plan, const BarData& bars,
+                                                 const SimulationSettings& sim,
+                                                 const std::vector<double>& combo_params,
+                                                 const KernelTopKRequest& top_k,
+                                                 const KernelSweepOptions& options = {});
 std::vector<double> evaluate_register_kernel_on(const std::string& device, bool fp32, const Program& program,
                                                 const SweepPlan& plan, const BarData& bars,
                                                 const std::vector<double>& params, int reg);
