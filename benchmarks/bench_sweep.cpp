@@ -11,6 +11,7 @@
 #include <kbt/lang/compiler.hpp>
 #include <kbt/param_grid.hpp>
 #include <kbt/reference/evaluator.hpp>
+#include <kbt/reference/metrics_accumulator.hpp>
 #include <kbt/reference/simulator.hpp>
 #include <kbt/sweep/sweep_kernel.hpp>
 
@@ -18,7 +19,10 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <map>
 #include <memory>
+#include <unistd.h>
 
 namespace {
 
@@ -122,6 +126,60 @@ inline double hand_sma_cross(const double* close, const double* f, const double*
   return mean / std::sqrt(m2 / (k - 1));
 }
 
+// Hand-written SMA cross doing the kernel's whole work for this strategy:
+// target carried through the warm-up, close fills with fees, trades closed on
+// every flip and at the end, and all 21 metrics through the same single-pass
+// accumulator. One combo, everything in registers. Its metrics equal the
+// kernel's (checked below), so the ratio compares the same work.
+KOKKOS_INLINE_FUNCTION void hand_sma_cross_full(const double* close, const double* f, const double* sl, long stride,
+                                                int n, double fee, double ppy, double* out) {
+  kbt::BasicMetricsAccumulator<double> acc(10000.0, ppy);
+  double cash = 10000, units = 0, held = 0, carried = 0, mark = 0, flow = 0, entry_price = 0, open_units = 0;
+  int entry_bar = 0;
+  for (int t = 0; t < n; ++t) {
+    const double c = close[t], fv = f[t * stride], sv = sl[t * stride];
+    const bool exposed = units != 0;
+    mark = c;
+    if (fv == fv && sv == sv) carried = fv > sv ? 1.0 : -1.0;
+    if (t + 1 < n) {
+      const double equity = units != 0 ? cash + units * mark : cash;
+      const double target = equity > 0 ? carried : 0.0;
+      if (target != held) {
+        held = target;
+        const double new_units = target == 0 ? 0.0 : target * equity / c, old_units = units;
+        const int new_side = (new_units > 0) - (new_units < 0), old_side = (units > 0) - (units < 0);
+        if (units != 0 && new_side != old_side) {
+          const double d = -units, notional = kbt::math::fabs(d) * c, fees = notional * fee;
+          cash -= d * c;
+          cash -= fees;
+          flow -= d * c;
+          flow -= fees;
+          acc.add_fill(notional, fees);
+          units = 0;
+          acc.add_trade(flow / (kbt::math::fabs(open_units) * entry_price), double(t - entry_bar));
+          flow = 0;
+        }
+        if (new_units != 0 && new_units != old_units) {
+          const double d = new_units - units, notional = kbt::math::fabs(d) * c, fees = notional * fee;
+          cash -= d * c;
+          cash -= fees;
+          flow -= d * c;
+          flow -= fees;
+          acc.add_fill(notional, fees);
+          if (units == 0) entry_bar = t, entry_price = c, open_units = new_units;
+          units = new_units;
+        }
+      }
+    }
+    acc.add_bar(units != 0 ? cash + units * mark : cash, exposed);
+  }
+  if (units != 0) {
+    flow += units * mark;
+    acc.add_trade(flow / (kbt::math::fabs(open_units) * entry_price), double(n - 1 - entry_bar));
+  }
+  acc.finish(out);
+}
+
 void BM_HandWrittenHost(benchmark::State& state) {
   Setup& s = setup(static_cast<std::size_t>(state.range(0)));
   const double* close = s.bars.columns.at("close").data();
@@ -132,6 +190,81 @@ void BM_HandWrittenHost(benchmark::State& state) {
                             s.bars.n_bars(), 5e-4);
     benchmark::DoNotOptimize(acc);
   }
+  report(state, s);
+}
+
+// The kernel's metrics for the first combos, to check that the hand-written
+// full loop does the same work.
+bool same_metrics_as_kernel(const Setup& s, const std::vector<double>& hand, std::size_t n_check) {
+  const std::vector<double> combos(s.params.begin(), s.params.begin() + static_cast<long>(2 * n_check));
+  const auto kernel = kbt::run_sweep_kernel_on("serial", false, s.program, s.plan, s.bars, s.config.simulation, combos);
+  for (std::size_t k = 0; k < n_check * kbt::n_metrics; ++k)
+    if (!(kernel[k] == hand[k] || (std::isnan(kernel[k]) && std::isnan(hand[k])))) return false;
+  return true;
+}
+
+void BM_HandWrittenHostFull(benchmark::State& state) {
+  Setup& s = setup(static_cast<std::size_t>(state.range(0)));
+  const double* close = s.bars.columns.at("close").data();
+  const double ppy = kbt::resolve_periods_per_year(s.bars, s.config.simulation);
+  std::vector<double> out(s.n_combos * kbt::n_metrics);
+  for (auto _ : state) {
+    for (std::size_t i = 0; i < s.n_combos; ++i)
+      hand_sma_cross_full(close, sma_row(s, 0, s.params[2 * i]).data(), sma_row(s, 1, s.params[2 * i + 1]).data(), 1,
+                          static_cast<int>(s.bars.n_bars()), 5e-4, ppy, &out[i * kbt::n_metrics]);
+    benchmark::DoNotOptimize(out.data());
+  }
+  if (!same_metrics_as_kernel(s, out, 8)) state.SkipWithError("hand-written loop disagrees with the kernel");
+  report(state, s);
+}
+
+template <class Space>
+void BM_HandWrittenKokkosFull(benchmark::State& state) {
+  Setup& s = setup(static_cast<std::size_t>(state.range(0)));
+  using Mem = typename Space::memory_space;
+  const std::size_t n = s.bars.n_bars();
+  const auto& ws_fast = s.plan.hoisted_windows[0];
+  const auto& ws_slow = s.plan.hoisted_windows[1];
+  Kokkos::View<double**, Kokkos::LayoutRight, Mem> fast("fast", ws_fast.size(), n), slow("slow", ws_slow.size(), n);
+  Kokkos::View<int*, Mem> fidx("fi", s.n_combos), sidx("si", s.n_combos);
+  Kokkos::View<double*, Mem> close("close", n);
+  Kokkos::View<double**, Kokkos::LayoutRight, Mem> out("out", s.n_combos, kbt::n_metrics);
+  {
+    auto hf = Kokkos::create_mirror_view(fast);
+    auto hs = Kokkos::create_mirror_view(slow);
+    for (std::size_t w = 0; w < ws_fast.size(); ++w)
+      for (std::size_t t = 0; t < n; ++t) hf(w, t) = s.plan.hoisted_series[s.plan.hoisted_first_row[0] + w][t];
+    for (std::size_t w = 0; w < ws_slow.size(); ++w)
+      for (std::size_t t = 0; t < n; ++t) hs(w, t) = s.plan.hoisted_series[s.plan.hoisted_first_row[1] + w][t];
+    Kokkos::deep_copy(fast, hf);
+    Kokkos::deep_copy(slow, hs);
+    auto hfi = Kokkos::create_mirror_view(fidx);
+    auto hsi = Kokkos::create_mirror_view(sidx);
+    for (std::size_t i = 0; i < s.n_combos; ++i) {
+      hfi(i) = static_cast<int>(std::lower_bound(ws_fast.begin(), ws_fast.end(), static_cast<std::int64_t>(s.params[2 * i])) - ws_fast.begin());
+      hsi(i) = static_cast<int>(std::lower_bound(ws_slow.begin(), ws_slow.end(), static_cast<std::int64_t>(s.params[2 * i + 1])) - ws_slow.begin());
+    }
+    Kokkos::deep_copy(fidx, hfi);
+    Kokkos::deep_copy(sidx, hsi);
+    auto hc = Kokkos::create_mirror_view(close);
+    for (std::size_t t = 0; t < n; ++t) hc(t) = s.bars.columns.at("close")[t];
+    Kokkos::deep_copy(close, hc);
+  }
+  const int nb = static_cast<int>(n);
+  const double ppy = kbt::resolve_periods_per_year(s.bars, s.config.simulation);
+  for (auto _ : state) {
+    Space().fence();
+    const auto t0 = std::chrono::steady_clock::now();
+    Kokkos::parallel_for(
+        "hand_sma_cross_full", Kokkos::RangePolicy<Space>(0, static_cast<int>(s.n_combos)), KOKKOS_LAMBDA(const int i) {
+          hand_sma_cross_full(close.data(), &fast(fidx(i), 0), &slow(sidx(i), 0), 1, nb, 5e-4, ppy, &out(i, 0));
+        });
+    Space().fence();
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  if (!same_metrics_as_kernel(s, std::vector<double>(host.data(), host.data() + 8 * kbt::n_metrics), 8))
+    state.SkipWithError("hand-written loop disagrees with the kernel");
   report(state, s);
 }
 
@@ -204,9 +337,102 @@ void BM_HandWrittenKokkos(benchmark::State& state) {
   report(state, s);
 }
 
+// ---- every example config on synthetic data shaped like data/sample.h5 ----
+
+struct ExampleSetup {
+  kbt::RunConfig config;
+  kbt::BarData bars;
+  kbt::Program program;
+  kbt::SweepPlan plan;
+  std::vector<double> params;
+  std::size_t n_combos = 0;
+};
+
+constexpr std::size_t kExampleCombos = 64;
+
+// The sample data's shape (3 symbols on two venues, funding, one exo series)
+// at `n_bars` bars, restricted to the config's symbols through the HDF5 loader.
+kbt::BarData example_bars(const kbt::RunConfig& config, std::size_t n_bars) {
+  kbt::SynthOptions o;
+  o.n_symbols = 3;
+  o.n_bars = n_bars;
+  o.seed = 5;
+  o.venues = {"binance", "binance", "okx"};
+  o.funding = true;
+  o.exo_names = {"hashrate"};
+  const kbt::MarketData data = kbt::synth_market_data(o);
+  const std::string path = "/tmp/kbt_bench_" + std::to_string(n_bars) + "_" + std::to_string(::getpid()) + ".h5";
+  kbt::write_bars_hdf5(data.bars, data.exo, path);
+  kbt::BarData bars = kbt::load_bars_hdf5(path, config.symbols);
+  std::remove(path.c_str());
+  return bars;
+}
+
+ExampleSetup& example_setup(const std::string& name, std::size_t n_bars) {
+  static std::map<std::pair<std::string, std::size_t>, std::unique_ptr<ExampleSetup>> cache;
+  auto& slot = cache[{name, n_bars}];
+  if (slot) return *slot;
+  slot = std::make_unique<ExampleSetup>();
+  ExampleSetup& s = *slot;
+  s.config = kbt::load_run_config(std::string(KBT_SOURCE_DIR) + "/configs/" + name);
+  s.bars = example_bars(s.config, n_bars);
+  s.program = kbt::compile_strategy(s.config.strategy, kbt::schema_of(s.bars));
+  const kbt::ParamGrid grid(s.config.strategy.params);
+  auto ids = kbt::filter_combos(grid, [&](const double* v) { return kbt::constraints_hold(s.program, v); });
+  ids = kbt::sample_combos(ids, kExampleCombos, 1);
+  s.n_combos = ids.size();
+  s.params.resize(ids.size() * grid.n_params());
+  for (std::size_t i = 0; i < ids.size(); ++i) grid.combo_values(ids[i], &s.params[i * grid.n_params()]);
+  s.config.simulation.periods_per_year = kbt::resolve_periods_per_year(s.bars, s.config.simulation);
+  s.plan = kbt::make_sweep_plan(s.program, s.bars);
+  return s;
+}
+
+void BM_ExampleConfig(benchmark::State& state, const std::string& name, const std::string& device, bool fp32) {
+  ExampleSetup& s = example_setup(name, static_cast<std::size_t>(state.range(0)));
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto m = kbt::run_sweep_kernel_on(device, fp32, s.program, s.plan, s.bars, s.config.simulation, s.params);
+    benchmark::DoNotOptimize(m.data());
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  state.counters["bar_combos_per_s"] = benchmark::Counter(
+      static_cast<double>(s.n_combos) * static_cast<double>(s.bars.n_bars()), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["combos"] = static_cast<double>(s.n_combos);
+  state.counters["symbols"] = static_cast<double>(s.bars.n_symbols());
+  state.counters["streamed_registers"] = static_cast<double>(s.plan.streamed.size());
+}
+
+const char* const kExampleConfigs[] = {"sma_cross.yaml",   "sma_cross_signals.yaml",   "bollinger_zscore.yaml",
+                                       "kalman_meanrev.yaml", "breakout_sltp.yaml", "multi_asset_funding.yaml",
+                                       "exo_signal.yaml",  "mtf_trend.yaml"};
+
 void register_all() {
+  for (long bars : {10000L, 100000L})
+    for (const char* name : kExampleConfigs)
+      for (const auto& space : kbt::enabled_execution_spaces())
+        for (bool fp32 : {false, true}) {
+          std::string label = std::string("example/") + name;
+          label = label.substr(0, label.size() - 5) + "/" + space.name + (fp32 ? "/fp32" : "/fp64");
+          benchmark::RegisterBenchmark(label.c_str(), BM_ExampleConfig, std::string(name), space.name, fp32)
+              ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
+        }
+
   for (long bars : {10000L, 100000L}) {
     benchmark::RegisterBenchmark("hand_written/host_cpp", BM_HandWrittenHost)->Arg(bars)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("hand_written_full/host_cpp", BM_HandWrittenHostFull)->Arg(bars)->Unit(benchmark::kMillisecond);
+#ifdef KOKKOS_ENABLE_SERIAL
+    benchmark::RegisterBenchmark("hand_written_full/kokkos_lambda/serial", BM_HandWrittenKokkosFull<Kokkos::Serial>)
+        ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+    benchmark::RegisterBenchmark("hand_written_full/kokkos_lambda/openmp", BM_HandWrittenKokkosFull<Kokkos::OpenMP>)
+        ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+    benchmark::RegisterBenchmark("hand_written_full/kokkos_lambda/cuda", BM_HandWrittenKokkosFull<Kokkos::Cuda>)
+        ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
+#endif
 #ifdef KOKKOS_ENABLE_SERIAL
     benchmark::RegisterBenchmark("hand_written/kokkos_lambda/serial", BM_HandWrittenKokkos<Kokkos::Serial>)
         ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);

@@ -86,3 +86,31 @@ function(kbt_strict_floating_point target)
     target_compile_options(${target} PUBLIC $<$<COMPILE_LANGUAGE:CXX>:--fmad=false>)
   endif()
 endfunction()
+
+# A Kokkos whose default-constructed Views crash (kokkos/kokkos#7464, GCC 12 with
+# the mdspan-based View) is refused here rather than by a segfault in the first
+# sweep. Run once per Kokkos installation; -DKBT_CHECK_KOKKOS_VIEWS=OFF skips it
+# (e.g. when cross-compiling).
+option(KBT_CHECK_KOKKOS_VIEWS "Check at configure time that this Kokkos' Views work with this compiler" ON)
+if(KBT_CHECK_KOKKOS_VIEWS AND NOT KBT_KOKKOS_TRIBITS AND NOT CMAKE_CROSSCOMPILING
+   AND NOT KBT_KOKKOS_VIEWS_CHECKED STREQUAL "${Kokkos_DIR};${CMAKE_CXX_COMPILER}")
+  try_run(_kbt_probe_run _kbt_probe_compile
+    ${CMAKE_BINARY_DIR}/kbt_view_probe ${CMAKE_CURRENT_LIST_DIR}/kbt_view_probe.cpp
+    LINK_LIBRARIES Kokkos::kokkos
+    CXX_STANDARD ${KBT_CXX_STANDARD}
+    COMPILE_OUTPUT_VARIABLE _kbt_probe_compile_out
+    RUN_OUTPUT_VARIABLE _kbt_probe_run_out)
+  if(NOT _kbt_probe_compile)
+    message(FATAL_ERROR "kbt: cannot compile a minimal Kokkos program against ${Kokkos_DIR}:\n"
+      "${_kbt_probe_compile_out}")
+  endif()
+  if(NOT _kbt_probe_run EQUAL 0)
+    message(FATAL_ERROR "kbt: default-constructed Kokkos::View objects crash with this compiler "
+      "(${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION}) and Kokkos ${Kokkos_VERSION} "
+      "from ${Kokkos_DIR} (probe exit: ${_kbt_probe_run}). This is kokkos/kokkos#7464: GCC 12 "
+      "with Kokkos' mdspan-based View. Rebuild Kokkos with -DKokkos_ENABLE_IMPL_VIEW_LEGACY=ON, "
+      "or use Clang or GCC >= 13 for Kokkos and kbt (docs/building.md).")
+  endif()
+  set(KBT_KOKKOS_VIEWS_CHECKED "${Kokkos_DIR};${CMAKE_CXX_COMPILER}" CACHE INTERNAL "")
+  message(STATUS "kbt: Kokkos View probe passed")
+endif()

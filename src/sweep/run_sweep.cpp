@@ -140,6 +140,7 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   sim_settings.periods_per_year = resolve_periods_per_year(bars, sim_settings);
 
   double hoist_seconds = 0;
+  bool top_k_on_device = false;  // selected by the kernel's space (device_top_k.hpp)
   auto t_sweep = Clock::now();
   if (outcome.device_used == "reference") {
     r.metrics.assign(n * n_metrics, 0.0);
@@ -160,7 +161,15 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
     outcome.profile.set("hoisted_series", static_cast<double>(plan.hoisted_series.size()));
     outcome.profile.set("materialized_series", static_cast<double>(plan.materialized.size()));
     outcome.profile.set("series_bytes", static_cast<double>(plan.series_bytes(fp32 ? 4 : 8)));
-    r.metrics = run_sweep_kernel_on(outcome.device_used, fp32, program, plan, bars, sim_settings, r.params);
+    KernelTopKRequest top_k_request;
+    top_k_request.objective = config.sweep.objective;
+    top_k_request.k = static_cast<std::size_t>(config.sweep.top_k);
+    top_k_request.combo_ids = r.combo_ids;
+    KernelSweepOutput kernel_out = run_sweep_kernel_with_top_k_on(outcome.device_used, fp32, program, plan, bars,
+                                                                  sim_settings, r.params, top_k_request);
+    r.metrics = std::move(kernel_out.metrics);
+    r.top_k = std::move(kernel_out.top_k);
+    top_k_on_device = true;
     if (fp32 && n > 0) {
       // Ranking check: an fp64 re-run of a deterministic sample of combos.
       const std::size_t m = std::min<std::size_t>(n, 512);
@@ -202,8 +211,9 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   const auto t_topk = Clock::now();
   r.objective_metric = config.sweep.objective.metric;
   r.maximize = config.sweep.objective.maximize;
-  r.top_k = select_top_k(r.metrics, r.combo_ids, config.sweep.objective,
-                         static_cast<std::size_t>(config.sweep.top_k));
+  if (!top_k_on_device)
+    r.top_k = select_top_k(r.metrics, r.combo_ids, config.sweep.objective,
+                           static_cast<std::size_t>(config.sweep.top_k));
   const double topk_seconds = seconds_since(t_topk);
 
   RunProfile& prof = outcome.profile;
@@ -224,7 +234,8 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   prof.set("threads", static_cast<double>(detail::resolve_thread_count(request.threads)));
   prof.set("seconds_compile", compile_seconds);
   prof.set("seconds_sweep", sweep_seconds);
-  prof.set("seconds_topk", topk_seconds);
+  prof.set("seconds_topk", topk_seconds);  // host selection only; on a kernel space it is part of the sweep
+  prof.set("topk_selected_on", top_k_on_device ? outcome.device_used : std::string("host"));
   prof.set("combos_per_second", sweep_seconds > 0 ? n / sweep_seconds : 0.0);
   prof.set("bar_combos_per_second",
            sweep_seconds > 0 ? static_cast<double>(n) * static_cast<double>(bars.n_bars()) / sweep_seconds : 0.0);

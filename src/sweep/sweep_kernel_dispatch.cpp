@@ -16,7 +16,32 @@ std::vector<double> run_on(bool fp32, const Program& program, const SweepPlan& p
   return run_sweep_kernel<Space, double>(space, program, plan, bars, sim, combos, options);
 }
 
+template <class Space>
+KernelSweepOutput run_with_top_k_on(bool fp32, const Program& program, const SweepPlan& plan, const BarData& bars,
+                                    const SimulationSettings& sim, const std::vector<double>& combos,
+                                    const KernelTopKRequest& top_k, const KernelSweepOptions& options) {
+  const Space space;
+  if (fp32) return run_sweep_kernel_with_top_k<Space, float>(space, program, plan, bars, sim, combos, top_k, options);
+  return run_sweep_kernel_with_top_k<Space, double>(space, program, plan, bars, sim, combos, top_k, options);
+}
+
 }  // namespace
+
+KernelSweepOutput run_sweep_kernel_with_top_k_on(const std::string& device, bool fp32, const Program& program,
+                                                 const SweepPlan& plan, const BarData& bars,
+                                                 const SimulationSettings& sim, const std::vector<double>& combos,
+                                                 const KernelTopKRequest& top_k, const KernelSweepOptions& options) {
+#ifdef KOKKOS_ENABLE_SERIAL
+  if (device == "serial") return run_with_top_k_on<Kokkos::Serial>(fp32, program, plan, bars, sim, combos, top_k, options);
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+  if (device == "openmp") return run_with_top_k_on<Kokkos::OpenMP>(fp32, program, plan, bars, sim, combos, top_k, options);
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+  if (device == "cuda") return run_with_top_k_on<Kokkos::Cuda>(fp32, program, plan, bars, sim, combos, top_k, options);
+#endif
+  throw Error(ErrorCategory::unsupported, "device '" + device + "' is not enabled in this build of kbt");
+}
 
 std::vector<double> run_sweep_kernel_on(const std::string& device, bool fp32, const Program& program,
                                         const SweepPlan& plan, const BarData& bars, const SimulationSettings& sim,

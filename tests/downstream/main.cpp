@@ -1,8 +1,18 @@
 // Uses kbt the way an application does: Kokkos initialized by the caller, kbt's
-// public headers (a kernel with kbt math) and its library (space listing).
+// public headers (a kernel with kbt math), its library (space listing), and a
+// whole sweep from an in-memory config and bars held in Views, run on the
+// default execution space with the metrics and top-K left in Views, checked
+// against the reference engine.
+#include <kbt/bar_data_views.hpp>
+#include <kbt/config_loader.hpp>
+#include <kbt/data_io.hpp>
 #include <kbt/detail/scalar_math.hpp>
 #include <kbt/execution_spaces.hpp>
 #include <kbt/kokkos_compat.hpp>
+#include <kbt/sweep.hpp>
+#include <kbt/sweep/space_sweep.hpp>
+
+#include <map>
 
 #include <Kokkos_Core.hpp>
 
@@ -29,5 +39,55 @@ int main(int argc, char* argv[]) {
   // 1.01^12, 1.02^12, 1.03^12 to 6 places: 1.126825 1.268242 1.425761
   std::printf("kbt downstream: kokkos %s spaces=%s growth=%.6f %.6f %.6f\n",
               kbt::kokkos_version_string().c_str(), spaces.c_str(), host(0), host(1), host(2));
+
+  // Bars the application holds in Views (here: synthetic ones).
+  kbt::SynthOptions synth;
+  synth.n_symbols = 1;
+  synth.n_bars = 500;
+  const kbt::BarData source = kbt::synth_bars(synth);
+  Kokkos::View<std::int64_t*> timestamps("timestamps", source.n_bars());
+  std::map<std::string, Kokkos::View<double**>> columns;
+  {
+    auto ts = Kokkos::create_mirror_view(timestamps);
+    for (std::size_t b = 0; b < source.n_bars(); ++b) ts(b) = source.timestamps[b];
+    Kokkos::deep_copy(timestamps, ts);
+    for (const auto& [name, values] : source.columns) {
+      Kokkos::View<double**> v(name, 1, source.n_bars());
+      auto hv = Kokkos::create_mirror_view(v);
+      for (std::size_t b = 0; b < source.n_bars(); ++b) hv(0, b) = values[b];
+      Kokkos::deep_copy(v, hv);
+      columns.emplace(name, v);
+    }
+  }
+  const kbt::BarData bars = kbt::bars_from_views(timestamps, source.symbols, columns, "downstream views");
+  const kbt::RunConfig config = kbt::parse_run_config(R"(data: unused.h5
+strategy:
+  params:
+    fast: {range: [4, 12, 4]}
+    slow: {range: [16, 48, 16]}
+  signals:
+    f: sma(close, fast)
+    s: sma(close, slow)
+  position: where(f > s, 1, -1)
+sweep: {objective: {metric: sharpe, direction: max}, top_k: 3}
+)", "<downstream>", "");
+  const auto result = kbt::run_sweep_on(Kokkos::DefaultExecutionSpace(), config, bars);
+  const auto top = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), result.top_k);
+  const auto metrics = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), result.metrics);
+
+  kbt::SweepRequest request;
+  request.device = "reference";
+  request.quiet = true;
+  const kbt::SweepOutcome reference = kbt::run_sweep(config, bars, request);
+  bool agree = top.extent(0) == reference.results.top_k.size();
+  for (std::size_t j = 0; agree && j < top.extent(0); ++j) {
+    const std::size_t row = static_cast<std::size_t>(top(j));
+    agree = row == reference.results.top_k[j] &&
+            metrics(row, int(kbt::Metric::sharpe)) ==
+                reference.results.metrics[row * kbt::n_metrics + int(kbt::Metric::sharpe)];
+  }
+  std::printf("kbt downstream sweep: combos=%zu top=%zu agree=%s\n", static_cast<std::size_t>(metrics.extent(0)),
+              static_cast<std::size_t>(top.extent(0)), agree ? "yes" : "no");
+  if (!agree) return 1;
   return 0;
 }

@@ -37,3 +37,8 @@ set(_expected "kbt downstream: kokkos [0-9.]+ spaces=${KBT_EXPECTED_SPACES} grow
 if(NOT step_output MATCHES "${_expected}")
   message(FATAL_ERROR "downstream output does not match '${_expected}':\n${step_output}")
 endif()
+# 3 x 3 combos in Views on the default space, the top 3 equal to the reference's.
+set(_expected_sweep "kbt downstream sweep: combos=9 top=3 agree=yes")
+if(NOT step_output MATCHES "${_expected_sweep}")
+  message(FATAL_ERROR "downstream output does not match '${_expected_sweep}':\n${step_output}")
+endif()

@@ -58,10 +58,11 @@ Case prepare(const std::string& config_name, std::size_t sample, std::size_t fir
   return c;
 }
 
-void expect_parity(const Case& c, const std::string& device, std::size_t chunk = 0) {
+void expect_parity(const Case& c, const std::string& device, std::size_t chunk = 0, int block_bars = 0) {
   const kbt::SweepPlan plan = kbt::make_sweep_plan(c.program, c.bars);
   kbt::KernelSweepOptions opts;
   opts.chunk_combos = chunk;
+  opts.block_bars = block_bars;
   const auto kernel = kbt::run_sweep_kernel_on(device, false, c.program, plan, c.bars, c.config.simulation, c.params, opts);
   const std::size_t n_params = c.program.n_params();
   ASSERT_EQ(kernel.size(), c.ids.size() * kbt::n_metrics);
@@ -211,6 +212,46 @@ TEST(SweepParityFeatures, ChunkSizeDoesNotChangeAnyBit) {
     ASSERT_EQ(a.size(), b.size());
     EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)), 0) << d;
   }
+}
+
+// A streamed scan with two outputs that both feed the position: the trigger
+// register steps the scan once per bar and must hand each bar's outputs to the
+// other output register, also across evaluation blocks.
+const char* kTwoOutputScan = R"(data: unused.h5
+strategy:
+  params:
+    q: {values: [0.001, 0.05]}
+    w: {values: [4, 9]}
+  scans:
+    kf:
+      inputs: {z: close}
+      init:   {x: z, p: 1.0}
+      update:
+        p_pred: p + q
+        g: p_pred / (p_pred + 0.5)
+        x: x + g * (z - x)
+        p: (1 - g) * p_pred
+      outputs: {level: x, gain: g}
+  signals:
+    dev: close - kf.level
+    band: kf.gain * rolling_std(dev, w) * 20
+  position: where(dev > band, -1, where(dev < -band, 1, 0))
+simulation: {fee_bps: 3}
+)";
+
+TEST(SweepParityFeatures, EveryEvaluationBlockSizeGivesTheReferenceBits) {
+  // 1 bar (no blocking), sizes that do not divide the bars, the host default
+  // and a block longer than the data.
+  const auto bars = gappy_bars(300);
+  const Case streamed = prepare_yaml(kStreamedOps, bars, 4);
+  const Case scan = prepare_yaml(kTwoOutputScan, bars, 4);
+  EXPECT_GE(kbt::make_sweep_plan(scan.program, scan.bars).streamed.size(), 5u);
+  for (const auto& d : devices())
+    for (int block : {1, 7, 64, 1000}) {
+      SCOPED_TRACE("block " + std::to_string(block));
+      expect_parity(streamed, d, 0, block);
+      expect_parity(scan, d, 0, block);
+    }
 }
 
 // Spearman rank correlation of two equally long series (no ties expected).

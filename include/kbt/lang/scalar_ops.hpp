@@ -63,7 +63,7 @@ KOKKOS_INLINE_FUNCTION Real logical_not(Real x) {
 // Applies a pointwise opcode (OpCode::neg .. OpCode::fillna) to its operands.
 // Unused operands are ignored. Any other opcode yields NaN.
 template <class Real>
-KOKKOS_INLINE_FUNCTION Real apply_pointwise(OpCode op, Real a, Real b, Real c) {
+KOKKOS_FORCEINLINE_FUNCTION Real apply_pointwise(OpCode op, Real a, Real b, Real c) {
   using kbt::math::isnan;
   switch (op) {
     case OpCode::neg: return -a;

@@ -3,6 +3,13 @@
 // its state in per-thread memory, evaluating the compiled program and
 // simulating the portfolio, reduced to the 21 metrics in a single pass.
 //
+// The program is evaluated a block of bars at a time: each streamed
+// instruction is decoded once per block and applied to `block` consecutive
+// bars (a loop the compiler can vectorise), then the portfolio steps through
+// the block bar by bar. Every series value is a function of earlier bars only
+// and the portfolio never feeds back into the program, so the order changes
+// no bit. A single-symbol run keeps its portfolio state in registers.
+//
 // Every rule mirrors the reference engine operation for operation
 // (src/reference/evaluator*.cpp, src/reference/simulator.cpp, docs/semantics.md),
 // so that fp64 metrics are bit-identical; the parity tests compare the bits.
@@ -45,18 +52,23 @@ struct SweepFunctor {
   using V1 = Kokkos::View<T*, memory_space>;
   template <class T>
   using V2 = Kokkos::View<T**, memory_space>;
+  // Per-combo symbol states, one contiguous row per combo (read through a pointer).
+  using SymbolStates = Kokkos::View<SweepSymbolState<Real>**, Kokkos::LayoutRight, memory_space>;
 
   // The program.
   V1<Instr> code;
   V1<int> home, home_index, ring_offset, ring_capacity, state_offset, streamed;
+  V1<int> cur_slot;        // per register: its slot in `cur` (scalar and streamed registers), else -1
   V1<int> stride;          // per register: bars of its timeframe (row length per symbol)
   V2<int> frame_visible;   // [frame][base bar] -> visible htf bar, -1 when none
   V1<ScanProgram> scans;
   V1<Instr> scan_tape;
   V1<int> scan_refs, scan_trigger, scan_state_offset;
+  V1<int> scan_out_begin, scan_out_regs;  // per scan: its output registers, [begin(scan), begin(scan+1))
   int n_regs = 0, n_streamed = 0, n_sym = 0, n_bars = 0, n_params = 0, n_hoisted = 0;
   int position = -1, long_entry = -1, long_exit = -1, short_entry = -1, short_exit = -1;
   int position_form = 1;
+  int block = 1;           // bars per evaluation block (the `cur` row holds block values per slot and symbol)
 
   // The data and the precomputed series.
   V1<Real> open, high, low, close, funding;
@@ -69,7 +81,7 @@ struct SweepFunctor {
 
   // Per-thread scratch, indexed by the combo's index within the chunk.
   V2<Real> cur, ring, state, slots;
-  V2<SweepSymbolState<Real>> sym;
+  SymbolStates sym;
 
   V2<double> metrics;  // [combo][n_metrics]
   // Evaluation only (no simulation): register to write per symbol and bar.
@@ -78,23 +90,27 @@ struct SweepFunctor {
   long first = 0;      // first combo of this chunk
 
   // ---- register values -------------------------------------------------------
+  // `b` is the bar's offset in the current block (streamed registers hold one
+  // value per bar of the block; scalars one value at offset 0).
 
-  KOKKOS_INLINE_FUNCTION Real value(int i, int r, int s, int t) const {
+  KOKKOS_FORCEINLINE_FUNCTION int cur_index(int r, int s, int b) const { return (cur_slot(r) * n_sym + s) * block + b; }
+
+  KOKKOS_FORCEINLINE_FUNCTION Real value(int i, int r, int s, int t, int b) const {
     switch (home(r)) {
-      case int(RegisterHome::scalar): return cur(i, r * n_sym);
+      case int(RegisterHome::scalar): return cur(i, cur_index(r, 0, 0));
       case int(RegisterHome::materialized): return materialized(home_index(r), s * stride(r) + t);
       case int(RegisterHome::hoisted): return hoisted(hoist_row(first + i, home_index(r)), s * stride(r) + t);
-      default: return cur(i, r * n_sym + s);
+      default: return cur(i, cur_index(r, s, b));
     }
   }
-  KOKKOS_INLINE_FUNCTION Real operand(int i, int r, int s, int t) const {
-    return r < 0 ? Real(0) : value(i, r, s, t);
-  }
+  KOKKOS_INLINE_FUNCTION Real& out(int i, int r, int s, int b) const { return cur(i, cur_index(r, s, b)); }
   KOKKOS_INLINE_FUNCTION int window_of(int i, const Instr& ins) const {
     return ins.window_kind == WindowKind::constant ? ins.window : int(params(first + i, ins.window));
   }
 
   // ---- scalars ---------------------------------------------------------------
+
+  KOKKOS_INLINE_FUNCTION Real scalar_operand(int i, int r) const { return r < 0 ? Real(0) : value(i, r, 0, 0, 0); }
 
   KOKKOS_INLINE_FUNCTION void evaluate_scalars(int i) const {
     for (int r = 0; r < n_regs; ++r) {
@@ -103,9 +119,59 @@ struct SweepFunctor {
       Real v;
       if (ins.op == OpCode::constant) v = Real(ins.constant);
       else if (ins.op == OpCode::param) v = params(first + i, ins.aux);
-      else v = ops::apply_pointwise<Real>(ins.op, operand(i, ins.a, 0, 0), operand(i, ins.b, 0, 0),
-                                          operand(i, ins.c, 0, 0));
-      cur(i, r * n_sym) = v;
+      else v = ops::apply_pointwise<Real>(ins.op, scalar_operand(i, ins.a), scalar_operand(i, ins.b),
+                                          scalar_operand(i, ins.c));
+      out(i, r, 0, 0) = v;
+    }
+  }
+
+  // ---- pointwise ops over a block ---------------------------------------------
+
+  // The values of one operand over the block: element b is p[b * step]
+  // (step 0: a scalar or an absent operand).
+  struct Run {
+    const Real* p;
+    long step;
+    KOKKOS_FORCEINLINE_FUNCTION Real operator[](int b) const { return p[b * step]; }
+  };
+
+  KOKKOS_INLINE_FUNCTION Run run_of(int i, int r, int s, int t0, const Real* zero) const {
+    if (r < 0) return Run{zero, 0};
+    switch (home(r)) {
+      case int(RegisterHome::scalar): return Run{&cur(i, cur_index(r, 0, 0)), 0};
+      case int(RegisterHome::materialized):
+        return Run{&materialized(home_index(r), s * stride(r) + t0), long(materialized.stride(1))};
+      case int(RegisterHome::hoisted):
+        return Run{&hoisted(hoist_row(first + i, home_index(r)), s * stride(r) + t0), long(hoisted.stride(1))};
+      default: return Run{&cur(i, cur_index(r, s, 0)), long(cur.stride(1))};
+    }
+  }
+
+  template <int Op>
+  KOKKOS_INLINE_FUNCTION static void pointwise_loop(Real* y, long ys, Run a, Run b, Run c, int nb) {
+    for (int k = 0; k < nb; ++k) y[k * ys] = ops::apply_pointwise<Real>(OpCode(Op), a[k], b[k], c[k]);
+  }
+
+  // One pointwise instruction over `nb` bars of symbol s. The switch picks a
+  // loop whose opcode is a constant, so the loop body has no dispatch.
+  KOKKOS_INLINE_FUNCTION void pointwise_block(int i, int r, const Instr& ins, int s, int t0, int nb) const {
+    const Real zero = Real(0);
+    const Run a = run_of(i, ins.a, s, t0, &zero), b = run_of(i, ins.b, s, t0, &zero), c = run_of(i, ins.c, s, t0, &zero);
+    Real* y = &cur(i, cur_index(r, s, 0));
+    const long ys = long(cur.stride(1));
+    switch (ins.op) {
+#define KBT_POINTWISE_CASE(name) \
+  case OpCode::name: pointwise_loop<int(OpCode::name)>(y, ys, a, b, c, nb); break;
+      KBT_POINTWISE_CASE(neg) KBT_POINTWISE_CASE(add) KBT_POINTWISE_CASE(sub) KBT_POINTWISE_CASE(mul)
+      KBT_POINTWISE_CASE(div) KBT_POINTWISE_CASE(lt) KBT_POINTWISE_CASE(le) KBT_POINTWISE_CASE(gt)
+      KBT_POINTWISE_CASE(ge) KBT_POINTWISE_CASE(eq) KBT_POINTWISE_CASE(ne) KBT_POINTWISE_CASE(logical_and)
+      KBT_POINTWISE_CASE(logical_or) KBT_POINTWISE_CASE(logical_not) KBT_POINTWISE_CASE(abs)
+      KBT_POINTWISE_CASE(sqrt) KBT_POINTWISE_CASE(log) KBT_POINTWISE_CASE(exp) KBT_POINTWISE_CASE(sign)
+      KBT_POINTWISE_CASE(min) KBT_POINTWISE_CASE(max) KBT_POINTWISE_CASE(clip) KBT_POINTWISE_CASE(where)
+      KBT_POINTWISE_CASE(isnan) KBT_POINTWISE_CASE(fillna)
+#undef KBT_POINTWISE_CASE
+      default:
+        for (int k = 0; k < nb; ++k) y[k * ys] = ops::apply_pointwise<Real>(ins.op, a[k], b[k], c[k]);
     }
   }
 
@@ -134,10 +200,10 @@ struct SweepFunctor {
     return math::sqrt(ss / Real(w - 1));
   }
 
-  KOKKOS_INLINE_FUNCTION Real windowed(int i, int r, const Instr& ins, int s, int t) const {
+  KOKKOS_INLINE_FUNCTION Real windowed(int i, int r, const Instr& ins, int s, int t, int b) const {
     const Real nan = ops::nan<Real>();
     const int w = window_of(i, ins);
-    const Real x = value(i, ins.a, s, t);
+    const Real x = value(i, ins.a, s, t, b);
     const int cap = ring_capacity(r);
     const int base = ring_offset(r) + s * cap;
     if (ins.op == OpCode::ema) {
@@ -234,13 +300,13 @@ struct SweepFunctor {
 
   // ---- cross-sectional ops (reference::cs_*) --------------------------------
 
-  KOKKOS_INLINE_FUNCTION void cross_sectional(int i, int r, const Instr& ins, int t) const {
+  KOKKOS_INLINE_FUNCTION void cross_sectional(int i, int r, const Instr& ins, int t, int b) const {
     const Real nan = ops::nan<Real>();
     if (ins.op == OpCode::cs_rank) {
       int valid = 0;
-      for (int s = 0; s < n_sym; ++s) valid += math::isnan(value(i, ins.a, s, t)) ? 0 : 1;
+      for (int s = 0; s < n_sym; ++s) valid += math::isnan(value(i, ins.a, s, t, b)) ? 0 : 1;
       for (int s = 0; s < n_sym; ++s) {
-        const Real x = value(i, ins.a, s, t);
+        const Real x = value(i, ins.a, s, t, b);
         Real y = nan;
         if (!math::isnan(x)) {
           if (valid == 1) {
@@ -248,7 +314,7 @@ struct SweepFunctor {
           } else {
             int less = 0, equal = 0;
             for (int k = 0; k < n_sym; ++k) {
-              const Real v = value(i, ins.a, k, t);
+              const Real v = value(i, ins.a, k, t, b);
               if (math::isnan(v)) continue;
               if (v < x) ++less;
               else if (v == x) ++equal;
@@ -257,14 +323,14 @@ struct SweepFunctor {
             y = (rank - Real(1)) / Real(valid - 1);
           }
         }
-        cur(i, r * n_sym + s) = y;
+        out(i, r, s, b) = y;
       }
       return;
     }
     Real sum = 0;
     int count = 0;
     for (int s = 0; s < n_sym; ++s) {
-      const Real v = value(i, ins.a, s, t);
+      const Real v = value(i, ins.a, s, t, b);
       if (math::isnan(v)) continue;
       sum = count == 0 ? v : sum + v;
       ++count;
@@ -272,8 +338,8 @@ struct SweepFunctor {
     const Real mean = count == 0 ? nan : sum / Real(count);
     if (ins.op == OpCode::cs_demean) {
       for (int s = 0; s < n_sym; ++s) {
-        const Real v = value(i, ins.a, s, t);
-        cur(i, r * n_sym + s) = math::isnan(v) ? nan : v - mean;
+        const Real v = value(i, ins.a, s, t, b);
+        out(i, r, s, b) = math::isnan(v) ? nan : v - mean;
       }
       return;
     }
@@ -283,7 +349,7 @@ struct SweepFunctor {
       Real ss = 0;
       bool first_valid = true;
       for (int s = 0; s < n_sym; ++s) {
-        const Real v = value(i, ins.a, s, t);
+        const Real v = value(i, ins.a, s, t, b);
         if (math::isnan(v)) continue;
         const Real d = v - mean;
         ss = first_valid ? d * d : ss + d * d;
@@ -292,8 +358,8 @@ struct SweepFunctor {
       sd = math::sqrt(ss / Real(count - 1));
     }
     for (int s = 0; s < n_sym; ++s) {
-      const Real v = value(i, ins.a, s, t);
-      cur(i, r * n_sym + s) = (count < 2 || math::isnan(v)) ? nan : ops::div<Real>(v - mean, sd);
+      const Real v = value(i, ins.a, s, t, b);
+      out(i, r, s, b) = (count < 2 || math::isnan(v)) ? nan : ops::div<Real>(v - mean, sd);
     }
   }
 
@@ -317,110 +383,118 @@ struct SweepFunctor {
     }
   }
 
-  KOKKOS_INLINE_FUNCTION void scan_step(int i, int scan, int t) const {
+  // One step of a scan at bar t, then every output register of the scan takes
+  // its value for this bar (the scan's other output registers come later in
+  // the block and must not see a later step's outputs).
+  KOKKOS_INLINE_FUNCTION void scan_step(int i, int scan, int t, int b) const {
     const ScanProgram sp = scans(scan);
     const int per_sym = 1 + sp.n_states + sp.n_outputs + sp.n_inputs;
     for (int s = 0; s < n_sym; ++s) {
       const int seeded = scan_state_offset(scan) + s * per_sym;
-      const int st = seeded + 1, out = st + sp.n_states, in = out + sp.n_outputs;
+      const int st = seeded + 1, outs = st + sp.n_states, in = outs + sp.n_outputs;
       bool valid = true;
       for (int k = 0; k < sp.n_inputs; ++k) {
-        const Real v = value(i, scan_refs(sp.inputs + k), s, t);
+        const Real v = value(i, scan_refs(sp.inputs + k), s, t, b);
         state(i, in + k) = v;
         valid = valid && !math::isnan(v);
       }
       if (!valid) {
-        for (int k = 0; k < sp.n_outputs; ++k) state(i, out + k) = ops::nan<Real>();
-        continue;
+        for (int k = 0; k < sp.n_outputs; ++k) state(i, outs + k) = ops::nan<Real>();
+      } else {
+        if (state(i, seeded) == Real(0)) {
+          run_tape(i, sp.init_begin, sp.init_end, in, st);
+          for (int j = 0; j < sp.n_states; ++j) state(i, st + j) = slots(i, scan_refs(sp.init_state + j));
+          state(i, seeded) = Real(1);
+        }
+        run_tape(i, sp.update_begin, sp.update_end, in, st);
+        for (int k = 0; k < sp.n_outputs; ++k) state(i, outs + k) = slots(i, scan_refs(sp.outputs + k));
+        for (int j = 0; j < sp.n_states; ++j) state(i, st + j) = slots(i, scan_refs(sp.update_state + j));
       }
-      if (state(i, seeded) == Real(0)) {
-        run_tape(i, sp.init_begin, sp.init_end, in, st);
-        for (int j = 0; j < sp.n_states; ++j) state(i, st + j) = slots(i, scan_refs(sp.init_state + j));
-        state(i, seeded) = Real(1);
+      for (int k = scan_out_begin(scan); k < scan_out_begin(scan + 1); ++k) {
+        const int ro = scan_out_regs(k);
+        out(i, ro, s, b) = state(i, outs + code(ro).aux2);
       }
-      run_tape(i, sp.update_begin, sp.update_end, in, st);
-      for (int k = 0; k < sp.n_outputs; ++k) state(i, out + k) = slots(i, scan_refs(sp.outputs + k));
-      for (int j = 0; j < sp.n_states; ++j) state(i, st + j) = slots(i, scan_refs(sp.update_state + j));
     }
   }
 
-  // ---- one bar of every streamed register -------------------------------------
+  // ---- bars [t0, t0 + nb) of every streamed register ---------------------------
 
-  KOKKOS_INLINE_FUNCTION void evaluate_bar(int i, int t) const {
+  KOKKOS_INLINE_FUNCTION void evaluate_block(int i, int t0, int nb) const {
     for (int k = 0; k < n_streamed; ++k) {
       const int r = streamed(k);
       const Instr ins = code(r);
       switch (ins.op) {
         case OpCode::cs_rank: case OpCode::cs_zscore: case OpCode::cs_demean:
-          cross_sectional(i, r, ins, t);
+          for (int b = 0; b < nb; ++b) cross_sectional(i, r, ins, t0 + b, b);
           break;
-        case OpCode::htf: {
+        case OpCode::htf:
           // The last completed higher-timeframe bar (reference: Evaluator htf).
-          const int j = frame_visible(ins.aux, t);
-          for (int s = 0; s < n_sym; ++s) cur(i, r * n_sym + s) = j >= 0 ? value(i, ins.a, s, j) : ops::nan<Real>();
+          for (int b = 0; b < nb; ++b) {
+            const int j = frame_visible(ins.aux, t0 + b);
+            for (int s = 0; s < n_sym; ++s) out(i, r, s, b) = j >= 0 ? value(i, ins.a, s, j, b) : ops::nan<Real>();
+          }
           break;
-        }
         case OpCode::symbol_read:
-          for (int s = 0; s < n_sym; ++s) cur(i, r * n_sym + s) = value(i, ins.a, ins.aux, t);
-          break;
-        case OpCode::scan_output: {
-          if (scan_trigger(ins.aux) == r) scan_step(i, ins.aux, t);
-          const ScanProgram sp = scans(ins.aux);
-          const int per_sym = 1 + sp.n_states + sp.n_outputs + sp.n_inputs;
           for (int s = 0; s < n_sym; ++s)
-            cur(i, r * n_sym + s) = state(i, scan_state_offset(ins.aux) + s * per_sym + 1 + sp.n_states + ins.aux2);
+            for (int b = 0; b < nb; ++b) out(i, r, s, b) = value(i, ins.a, ins.aux, t0 + b, b);
           break;
-        }
+        case OpCode::scan_output:
+          // The scan's trigger register steps it and writes all its outputs.
+          if (scan_trigger(ins.aux) == r)
+            for (int b = 0; b < nb; ++b) scan_step(i, ins.aux, t0 + b, b);
+          break;
         case OpCode::lag: case OpCode::roc: case OpCode::rolling_sum: case OpCode::rolling_mean:
         case OpCode::rolling_std: case OpCode::zscore: case OpCode::rolling_min: case OpCode::rolling_max:
         case OpCode::ema: case OpCode::rsi:
-          for (int s = 0; s < n_sym; ++s) cur(i, r * n_sym + s) = windowed(i, r, ins, s, t);
+          for (int s = 0; s < n_sym; ++s)
+            for (int b = 0; b < nb; ++b) out(i, r, s, b) = windowed(i, r, ins, s, t0 + b, b);
           break;
         default:
-          for (int s = 0; s < n_sym; ++s)
-            cur(i, r * n_sym + s) = ops::apply_pointwise<Real>(ins.op, operand(i, ins.a, s, t),
-                                                               operand(i, ins.b, s, t), operand(i, ins.c, s, t));
+          for (int s = 0; s < n_sym; ++s) pointwise_block(i, r, ins, s, t0, nb);
       }
     }
   }
 
   // ---- the portfolio (reference ReferenceSimulator, docs/semantics.md) --------
+  // `st` points at the combo's n_sym symbol states; NSym > 0 fixes their number
+  // at compile time (the single-symbol case lives in registers), 0 = n_sym.
 
   struct Account {
     Real cash;
     BasicMetricsAccumulator<Real> acc;
   };
 
-  KOKKOS_INLINE_FUNCTION Real at(const V1<Real>& column, int s, int t) const { return column(s * n_bars + t); }
-  KOKKOS_INLINE_FUNCTION bool bar_valid(int s, int t) const { return !math::isnan(at(close, s, t)); }
-  KOKKOS_INLINE_FUNCTION static int sign_of(Real x) { return x > Real(0) ? 1 : (x < Real(0) ? -1 : 0); }
+  template <int NSym>
+  KOKKOS_FORCEINLINE_FUNCTION int symbols() const { return NSym > 0 ? NSym : n_sym; }
 
-  KOKKOS_INLINE_FUNCTION Real marked_equity(int i, const Account& a) const {
+  KOKKOS_FORCEINLINE_FUNCTION Real at(const V1<Real>& column, int s, int t) const { return column(s * n_bars + t); }
+  KOKKOS_FORCEINLINE_FUNCTION bool bar_valid(int s, int t) const { return !math::isnan(at(close, s, t)); }
+  KOKKOS_FORCEINLINE_FUNCTION static int sign_of(Real x) { return x > Real(0) ? 1 : (x < Real(0) ? -1 : 0); }
+
+  template <int NSym>
+  KOKKOS_FORCEINLINE_FUNCTION Real marked_equity(const SweepSymbolState<Real>* st, const Account& a) const {
     Real equity = a.cash;
-    for (int s = 0; s < n_sym; ++s) {
-      const SweepSymbolState<Real>& st = sym(i, s);
-      if (st.units != Real(0)) equity += st.units * st.mark;
-    }
+    for (int s = 0; s < symbols<NSym>(); ++s)
+      if (st[s].units != Real(0)) equity += st[s].units * st[s].mark;
     return equity;
   }
 
-  KOKKOS_INLINE_FUNCTION void carry_target(int i, int s, int t) const {
-    const Real v = value(i, position, s, t);
-    if (!math::isnan(v)) sym(i, s).carried_target = v;
+  KOKKOS_FORCEINLINE_FUNCTION void carry_target(int i, SweepSymbolState<Real>& st, int s, int t, int b) const {
+    const Real v = value(i, position, s, t, b);
+    if (!math::isnan(v)) st.carried_target = v;
   }
 
-  KOKKOS_INLINE_FUNCTION bool fires(int i, int reg, int s, int t) const {
+  KOKKOS_FORCEINLINE_FUNCTION bool fires(int i, int reg, int s, int t, int b) const {
     if (reg < 0) return false;
-    const Real v = value(i, reg, s, t);
+    const Real v = value(i, reg, s, t, b);
     return !math::isnan(v) && v != Real(0);
   }
 
-  KOKKOS_INLINE_FUNCTION Real desired_side(int i, int s, int t) const {
-    const SweepSymbolState<Real>& st = sym(i, s);
+  KOKKOS_FORCEINLINE_FUNCTION Real desired_side(int i, const SweepSymbolState<Real>& st, int s, int t, int b) const {
     const int actual = sign_of(st.held_target);
     if (!bar_valid(s, t) || st.stop_bar == t) return Real(actual);
-    const bool le = fires(i, long_entry, s, t), lx = fires(i, long_exit, s, t);
-    const bool se = fires(i, short_entry, s, t), sx = fires(i, short_exit, s, t);
+    const bool le = fires(i, long_entry, s, t, b), lx = fires(i, long_exit, s, t, b);
+    const bool se = fires(i, short_entry, s, t, b), sx = fires(i, short_exit, s, t, b);
     if (actual > 0) return (lx || se) ? (se ? Real(-1) : Real(0)) : Real(1);
     if (actual < 0) return (sx || le) ? (le ? Real(1) : Real(0)) : Real(-1);
     if (le && !se) return Real(1);
@@ -428,7 +502,7 @@ struct SweepFunctor {
     return Real(0);
   }
 
-  KOKKOS_INLINE_FUNCTION Real execute(int s, Account& a, SweepSymbolState<Real>& st, Real delta, Real price) const {
+  KOKKOS_FORCEINLINE_FUNCTION Real execute(int s, Account& a, SweepSymbolState<Real>& st, Real delta, Real price) const {
     const Real exec = delta > Real(0) ? price * (Real(1) + sim.slippage) : price * (Real(1) - sim.slippage);
     const Real notional = math::fabs(delta) * exec;
     const Real fee = notional * fee_rate(s);
@@ -440,15 +514,15 @@ struct SweepFunctor {
     return exec;
   }
 
-  KOKKOS_INLINE_FUNCTION void close_trade(Account& a, SweepSymbolState<Real>& st, int t) const {
+  KOKKOS_FORCEINLINE_FUNCTION void close_trade(Account& a, SweepSymbolState<Real>& st, int t) const {
     const Real notional = math::fabs(st.open_units) * st.entry_price;
     const Real ret = st.cash_flow / notional;
     a.acc.add_trade(ret, Real(t - st.entry_bar));
     st.cash_flow = Real(0);
   }
 
-  KOKKOS_INLINE_FUNCTION void fill(int i, int s, int t, Account& a, Real target, Real equity, Real price) const {
-    SweepSymbolState<Real>& st = sym(i, s);
+  KOKKOS_FORCEINLINE_FUNCTION void fill(SweepSymbolState<Real>& st, int s, int t, Account& a, Real target, Real equity,
+                                        Real price) const {
     if (!(equity > Real(0))) target = Real(0);
     st.held_target = target;
     const Real new_units = target == Real(0) ? Real(0) : target * equity / price;
@@ -473,31 +547,28 @@ struct SweepFunctor {
     }
   }
 
-  KOKKOS_INLINE_FUNCTION void fill_pending_orders(int i, int t, Account& a) const {
+  template <int NSym>
+  KOKKOS_FORCEINLINE_FUNCTION void fill_pending_orders(SweepSymbolState<Real>* st, int t, Account& a) const {
     bool any = false;
-    for (int s = 0; s < n_sym; ++s) any = any || sym(i, s).pending;
+    for (int s = 0; s < symbols<NSym>(); ++s) any = any || st[s].pending;
     if (!any) return;
     Real equity = a.cash;
-    for (int s = 0; s < n_sym; ++s) {
-      const SweepSymbolState<Real>& st = sym(i, s);
-      if (st.units == Real(0)) continue;
+    for (int s = 0; s < symbols<NSym>(); ++s) {
+      if (st[s].units == Real(0)) continue;
       const Real o = at(open, s, t);
-      equity += st.units * (math::isnan(o) ? st.mark : o);
+      equity += st[s].units * (math::isnan(o) ? st[s].mark : o);
     }
-    for (int s = 0; s < n_sym; ++s) {
-      SweepSymbolState<Real>& st = sym(i, s);
-      if (!st.pending) continue;
-      st.pending = 0;
+    for (int s = 0; s < symbols<NSym>(); ++s) {
+      if (!st[s].pending) continue;
+      st[s].pending = 0;
       const Real o = at(open, s, t);
       if (math::isnan(o) || !bar_valid(s, t)) continue;
-      fill(i, s, t, a, st.pending_target, equity, o);
+      fill(st[s], s, t, a, st[s].pending_target, equity, o);
     }
   }
 
-  KOKKOS_INLINE_FUNCTION void check_stops(int i, int s, int t, Account& a) const {
-    SweepSymbolState<Real>& st = sym(i, s);
+  KOKKOS_INLINE_FUNCTION void check_stops(SweepSymbolState<Real>& st, int s, int t, Account& a) const {
     if (st.units == Real(0)) return;
-    if (!(sim.has_stop_loss || sim.has_take_profit || sim.has_trailing_stop)) return;
     const Real o = at(open, s, t), h = at(high, s, t), l = at(low, s, t);
     if (math::isnan(o) || math::isnan(h) || math::isnan(l) || !bar_valid(s, t)) return;
     const bool is_long = st.side > 0;
@@ -543,8 +614,7 @@ struct SweepFunctor {
     if (is_long ? h > st.best_price : l < st.best_price) st.best_price = is_long ? h : l;
   }
 
-  KOKKOS_INLINE_FUNCTION void charge_carry(int i, int s, int t, Account& a) const {
-    SweepSymbolState<Real>& st = sym(i, s);
+  KOKKOS_FORCEINLINE_FUNCTION void charge_carry(SweepSymbolState<Real>& st, int s, int t, Account& a) const {
     if (st.units == Real(0) || !bar_valid(s, t)) return;
     const Real c = at(close, s, t);
     if (st.units < Real(0) && sim.borrow_per_bar != Real(0)) {
@@ -563,92 +633,109 @@ struct SweepFunctor {
     }
   }
 
-  KOKKOS_INLINE_FUNCTION void decide(int i, int t, Account& a) const {
+  template <int NSym>
+  KOKKOS_FORCEINLINE_FUNCTION void decide(int i, SweepSymbolState<Real>* st, int t, int b, Account& a) const {
     Real gross = 0;
-    for (int s = 0; s < n_sym; ++s) {
-      SweepSymbolState<Real>& st = sym(i, s);
+    for (int s = 0; s < symbols<NSym>(); ++s) {
       Real raw;
       if (position_form) {
-        if (st.locked && st.carried_target != st.lock_target) st.locked = 0;
-        raw = st.carried_target;
+        if (st[s].locked && st[s].carried_target != st[s].lock_target) st[s].locked = 0;
+        raw = st[s].carried_target;
       } else {
-        raw = desired_side(i, s, t);
+        raw = desired_side(i, st[s], s, t, b);
       }
-      st.effective = sim.weighting_equal ? raw / Real(n_sym) : raw;
-      gross += math::fabs(st.effective);
+      st[s].effective = sim.weighting_equal ? raw / Real(n_sym) : raw;
+      gross += math::fabs(st[s].effective);
     }
     if (gross > sim.max_gross_leverage) {
       const Real scale = sim.max_gross_leverage / gross;
-      for (int s = 0; s < n_sym; ++s) sym(i, s).effective = sym(i, s).effective * scale;
+      for (int s = 0; s < symbols<NSym>(); ++s) st[s].effective = st[s].effective * scale;
     }
-    const Real equity = marked_equity(i, a);
-    for (int s = 0; s < n_sym; ++s) {
-      SweepSymbolState<Real>& st = sym(i, s);
-      Real target = st.effective;
-      if (position_form && st.locked) target = Real(0);
+    const Real equity = marked_equity<NSym>(st, a);
+    for (int s = 0; s < symbols<NSym>(); ++s) {
+      Real target = st[s].effective;
+      if (position_form && st[s].locked) target = Real(0);
       if (!(equity > Real(0))) target = Real(0);
-      if (target == st.held_target) continue;
+      if (target == st[s].held_target) continue;
       if (!sim.fill_next_open) {
-        if (bar_valid(s, t)) fill(i, s, t, a, target, equity, at(close, s, t));
+        if (bar_valid(s, t)) fill(st[s], s, t, a, target, equity, at(close, s, t));
       } else {
-        st.pending = 1;
-        st.pending_target = target;
+        st[s].pending = 1;
+        st[s].pending_target = target;
       }
     }
   }
 
-  KOKKOS_INLINE_FUNCTION void step(int i, int t, bool last_bar, Account& a) const {
-    if (sim.fill_next_open) fill_pending_orders(i, t, a);
+  template <int NSym>
+  KOKKOS_FORCEINLINE_FUNCTION void step(int i, SweepSymbolState<Real>* st, int t, int b, bool last_bar,
+                                        Account& a) const {
+    if (sim.fill_next_open) fill_pending_orders<NSym>(st, t, a);
     bool exposed = false;
-    for (int s = 0; s < n_sym; ++s) exposed = exposed || sym(i, s).units != Real(0);
-    for (int s = 0; s < n_sym; ++s) check_stops(i, s, t, a);
-    for (int s = 0; s < n_sym; ++s) charge_carry(i, s, t, a);
-    for (int s = 0; s < n_sym; ++s)
-      if (bar_valid(s, t)) sym(i, s).mark = at(close, s, t);
+    for (int s = 0; s < symbols<NSym>(); ++s) exposed = exposed || st[s].units != Real(0);
+    if (sim.has_stop_loss || sim.has_take_profit || sim.has_trailing_stop)
+      for (int s = 0; s < symbols<NSym>(); ++s) check_stops(st[s], s, t, a);
+    for (int s = 0; s < symbols<NSym>(); ++s) charge_carry(st[s], s, t, a);
+    for (int s = 0; s < symbols<NSym>(); ++s)
+      if (bar_valid(s, t)) st[s].mark = at(close, s, t);
     if (position_form)
-      for (int s = 0; s < n_sym; ++s) carry_target(i, s, t);
-    if (!last_bar) decide(i, t, a);
-    a.acc.add_bar(marked_equity(i, a), exposed);
+      for (int s = 0; s < symbols<NSym>(); ++s) carry_target(i, st[s], s, t, b);
+    if (!last_bar) decide<NSym>(i, st, t, b, a);
+    a.acc.add_bar(marked_equity<NSym>(st, a), exposed);
     if (last_bar)
-      for (int s = 0; s < n_sym; ++s) {
-        SweepSymbolState<Real>& st = sym(i, s);
-        if (st.units != Real(0)) {
-          st.cash_flow += st.units * st.mark;
-          close_trade(a, st, t);
+      for (int s = 0; s < symbols<NSym>(); ++s) {
+        if (st[s].units != Real(0)) {
+          st[s].cash_flow += st[s].units * st[s].mark;
+          close_trade(a, st[s], t);
         }
       }
   }
 
   // ---- one combo ---------------------------------------------------------------
 
-  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
-    for (int k = 0; k < int(state.extent(1)); ++k) state(i, k) = Real(0);
-    for (int s = 0; s < n_sym; ++s) {
+  template <int NSym>
+  KOKKOS_FORCEINLINE_FUNCTION void simulate(int i, SweepSymbolState<Real>* st) const {
+    for (int s = 0; s < symbols<NSym>(); ++s) {
       SweepSymbolState<Real> zero{};
       zero.stop_bar = -1;
-      sym(i, s) = zero;
+      st[s] = zero;
     }
+    Account a{sim.initial_capital, BasicMetricsAccumulator<Real>(sim.initial_capital, sim.periods_per_year)};
+    for (int t0 = 0; t0 < sim.window_end; t0 += block) {
+      const int nb = sim.window_end - t0 < block ? sim.window_end - t0 : block;
+      evaluate_block(i, t0, nb);
+      for (int b = 0; b < nb; ++b) {
+        const int t = t0 + b;
+        if (t < sim.window_begin) {
+          if (position_form)
+            for (int s = 0; s < symbols<NSym>(); ++s) carry_target(i, st[s], s, t, b);
+        } else {
+          step<NSym>(i, st, t, b, t + 1 == sim.window_end, a);
+        }
+      }
+    }
+    Real result[n_metrics];
+    a.acc.finish(result);
+    for (int m = 0; m < int(n_metrics); ++m) metrics(first + i, m) = double(result[m]);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    for (int k = 0; k < int(state.extent(1)); ++k) state(i, k) = Real(0);
     evaluate_scalars(i);
     if (emit_register >= 0) {
-      for (int t = 0; t < n_bars; ++t) {
-        evaluate_bar(i, t);
-        for (int s = 0; s < n_sym; ++s) emitted(s, t) = value(i, emit_register, s, t);
+      for (int t0 = 0; t0 < n_bars; t0 += block) {
+        const int nb = n_bars - t0 < block ? n_bars - t0 : block;
+        evaluate_block(i, t0, nb);
+        for (int b = 0; b < nb; ++b)
+          for (int s = 0; s < n_sym; ++s) emitted(s, t0 + b) = value(i, emit_register, s, t0 + b, b);
       }
       return;
     }
-    Account a{sim.initial_capital, BasicMetricsAccumulator<Real>(sim.initial_capital, sim.periods_per_year)};
-    for (int t = 0; t < sim.window_end; ++t) {
-      evaluate_bar(i, t);
-      if (t < sim.window_begin) {
-        if (position_form)
-          for (int s = 0; s < n_sym; ++s) carry_target(i, s, t);
-      } else {
-        step(i, t, t + 1 == sim.window_end, a);
-      }
+    if (n_sym == 1) {
+      SweepSymbolState<Real> one[1];
+      simulate<1>(i, one);
+    } else {
+      simulate<0>(i, &sym(i, 0));
     }
-    Real out[n_metrics];
-    a.acc.finish(out);
-    for (int m = 0; m < int(n_metrics); ++m) metrics(first + i, m) = double(out[m]);
   }
 };
 

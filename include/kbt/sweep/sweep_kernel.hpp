@@ -8,6 +8,7 @@
 #include <kbt/error.hpp>
 #include <kbt/kokkos_compat.hpp>
 #include <kbt/reference/simulator.hpp>
+#include <kbt/sweep/device_top_k.hpp>
 #include <kbt/sweep/sweep_functor.hpp>
 #include <kbt/sweep/sweep_plan.hpp>
 
@@ -24,7 +25,18 @@ struct KernelSweepOptions {
   std::size_t scratch_budget_bytes = 0;
   // Fixed chunk size in combos (0 = derived from the budget). For tests.
   std::size_t chunk_combos = 0;
+  // Bars per evaluation block (0 = the space's default, default_block_bars).
+  // Results do not depend on it; it trades scratch memory for dispatch cost.
+  int block_bars = 0;
 };
+
+// 64 bars on host spaces (decode each instruction once per 64 bars, loops the
+// compiler vectorises, scratch that stays in L1); 16 on a GPU, where dispatch
+// is uniform across a warp and the scratch lives in global memory.
+template <class ExecSpace>
+int default_block_bars() {
+  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible ? 64 : 16;
+}
 
 namespace detail {
 
@@ -121,6 +133,27 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
   f.scan_refs = detail::upload_1d<int, Space>(detail::to_int(program.scan_refs), "kbt::scan_refs");
   f.scan_trigger = detail::upload_1d<int, Space>(detail::to_int(plan.scan_trigger), "kbt::scan_trigger");
   f.scan_state_offset = detail::upload_1d<int, Space>(detail::to_int(plan.scan_state_offset), "kbt::scan_state");
+  {
+    // Every streamed output register of each scan: the scan's trigger writes them all.
+    std::vector<int> begin(program.scans.size() + 1, 0), regs;
+    for (std::size_t sc = 0; sc < program.scans.size(); ++sc) {
+      begin[sc] = static_cast<int>(regs.size());
+      for (std::int32_t r : plan.streamed) {
+        const Instr& ins = program.code[static_cast<std::size_t>(r)];
+        if (ins.op == OpCode::scan_output && ins.aux == static_cast<std::int32_t>(sc)) regs.push_back(r);
+      }
+    }
+    begin[program.scans.size()] = static_cast<int>(regs.size());
+    f.scan_out_begin = detail::upload_1d<int, Space>(begin, "kbt::scan_out_begin");
+    f.scan_out_regs = detail::upload_1d<int, Space>(regs, "kbt::scan_out_regs");
+  }
+  // Slots in `cur`: scalar and streamed registers only.
+  std::vector<int> cur_slot(plan.n_registers, -1);
+  int n_slots = 0;
+  for (std::size_t r = 0; r < plan.n_registers; ++r)
+    if (plan.home[r] == RegisterHome::scalar || plan.home[r] == RegisterHome::streamed) cur_slot[r] = n_slots++;
+  f.cur_slot = detail::upload_1d<int, Space>(cur_slot, "kbt::cur_slot");
+  f.block = options.block_bars > 0 ? options.block_bars : default_block_bars<ExecSpace>();
 
   const std::size_t width = n_sym * plan.n_bars;
   f.open = detail::upload_column<Real, Space>(bars, "open", "kbt::open");
@@ -184,7 +217,7 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
   ss.window_end = static_cast<int>(window.end);
 
   // Scratch per combo: registers, rings, states, scan slots, symbol states.
-  const std::size_t cur_width = std::max<std::size_t>(plan.n_registers * n_sym, 1);
+  const std::size_t cur_width = std::max<std::size_t>(static_cast<std::size_t>(n_slots) * n_sym * f.block, 1);
   const std::size_t per_combo = sizeof(Real) * (cur_width + plan.ring_size + plan.state_size + plan.scan_slots + 3) +
                                 sizeof(SweepSymbolState<Real>) * n_sym;
   std::size_t chunk = options.chunk_combos;
@@ -197,7 +230,7 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
   f.ring = typename Functor::template V2<Real>("kbt::ring", chunk, std::max<std::size_t>(plan.ring_size, 1));
   f.state = typename Functor::template V2<Real>("kbt::state", chunk, std::max<std::size_t>(plan.state_size, 1));
   f.slots = typename Functor::template V2<Real>("kbt::slots", chunk, std::max<std::size_t>(plan.scan_slots, 1));
-  f.sym = typename Functor::template V2<SweepSymbolState<Real>>(
+  f.sym = typename Functor::SymbolStates(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kbt::symbol_state")), chunk, n_sym);
   f.metrics = Kokkos::View<double**, Space>("kbt::metrics", n_combos, n_metrics);
   n_combos_out = n_combos;
@@ -208,13 +241,13 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
 }  // namespace detail
 
 // Simulates every combo of `combo_params` ([n_combos][n_params], row-major, in
-// Program::param_names order) and returns their metrics [n_combos][n_metrics].
+// Program::param_names order) on `exec` and returns their metrics
+// [n_combos][n_metrics] in `exec`'s memory space (fenced: ready to read).
 // `sim` must have periods_per_year resolved (resolve_periods_per_year).
 template <class ExecSpace, class Real>
-std::vector<double> run_sweep_kernel(const ExecSpace& exec, const Program& program, const SweepPlan& plan,
-                                     const BarData& bars, const SimulationSettings& sim,
-                                     const std::vector<double>& combo_params,
-                                     const KernelSweepOptions& options = {}) {
+Kokkos::View<double**, typename ExecSpace::memory_space> sweep_metrics_on(
+    const ExecSpace& exec, const Program& program, const SweepPlan& plan, const BarData& bars,
+    const SimulationSettings& sim, const std::vector<double>& combo_params, const KernelSweepOptions& options = {}) {
   std::size_t n_combos = 0, chunk = 0;
   auto f = detail::make_sweep_functor<ExecSpace, Real>(program, plan, bars, sim, combo_params, options, n_combos,
                                                        chunk);
@@ -224,10 +257,53 @@ std::vector<double> run_sweep_kernel(const ExecSpace& exec, const Program& progr
     Kokkos::parallel_for("kbt::sweep", Kokkos::RangePolicy<ExecSpace>(exec, 0, static_cast<int>(count)), f);
   }
   exec.fence();
-  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.metrics);
+  return f.metrics;
+}
+
+// The same, with the metrics copied to the host, row-major.
+template <class ExecSpace, class Real>
+std::vector<double> run_sweep_kernel(const ExecSpace& exec, const Program& program, const SweepPlan& plan,
+                                     const BarData& bars, const SimulationSettings& sim,
+                                     const std::vector<double>& combo_params,
+                                     const KernelSweepOptions& options = {}) {
+  const auto metrics = sweep_metrics_on<ExecSpace, Real>(exec, program, plan, bars, sim, combo_params, options);
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), metrics);
+  const std::size_t n_combos = metrics.extent(0);
   std::vector<double> out(n_combos * n_metrics);
   for (std::size_t c = 0; c < n_combos; ++c)
     for (std::size_t m = 0; m < n_metrics; ++m) out[c * n_metrics + m] = host(c, m);
+  return out;
+}
+
+// Top-K selected where the metrics are (device_top_k.hpp), for `kbt run`.
+struct KernelTopKRequest {
+  Objective objective;
+  std::size_t k = 0;
+  std::vector<std::uint64_t> combo_ids;  // [n_combos]: ties are broken by id
+};
+struct KernelSweepOutput {
+  std::vector<double> metrics;     // [n_combos][n_metrics], row-major
+  std::vector<std::size_t> top_k;  // rows, best first
+};
+
+template <class ExecSpace, class Real>
+KernelSweepOutput run_sweep_kernel_with_top_k(const ExecSpace& exec, const Program& program, const SweepPlan& plan,
+                                              const BarData& bars, const SimulationSettings& sim,
+                                              const std::vector<double>& combo_params,
+                                              const KernelTopKRequest& top_k, const KernelSweepOptions& options = {}) {
+  const auto metrics = sweep_metrics_on<ExecSpace, Real>(exec, program, plan, bars, sim, combo_params, options);
+  const std::size_t n_combos = metrics.extent(0);
+  if (top_k.combo_ids.size() != n_combos)
+    throw Error(ErrorCategory::internal, "top-K request: combo ids do not match the combos");
+  const auto ids = detail::upload_1d<std::uint64_t, typename ExecSpace::memory_space>(top_k.combo_ids, "kbt::combo_ids");
+  const auto rows = select_top_k_on(exec, metrics, ids, top_k.objective, top_k.k);
+  KernelSweepOutput out;
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), metrics);
+  out.metrics.resize(n_combos * n_metrics);
+  for (std::size_t c = 0; c < n_combos; ++c)
+    for (std::size_t m = 0; m < n_metrics; ++m) out.metrics[c * n_metrics + m] = host(c, m);
+  auto host_rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rows);
+  for (std::size_t j = 0; j < host_rows.extent(0); ++j) out.top_k.push_back(static_cast<std::size_t>(host_rows(j)));
   return out;
 }
 
@@ -259,6 +335,12 @@ std::vector<double> run_sweep_kernel_on(const std::string& device, bool fp32, co
                                         const SweepPlan& plan, const BarData& bars, const SimulationSettings& sim,
                                         const std::vector<double>& combo_params,
                                         const KernelSweepOptions& options = {});
+KernelSweepOutput run_sweep_kernel_with_top_k_on(const std::string& device, bool fp32, const Program& program,
+                                                 const SweepPlan& plan, const BarData& bars,
+                                                 const SimulationSettings& sim,
+                                                 const std::vector<double>& combo_params,
+                                                 const KernelTopKRequest& top_k,
+                                                 const KernelSweepOptions& options = {});
 std::vector<double> evaluate_register_kernel_on(const std::string& device, bool fp32, const Program& program,
                                                 const SweepPlan& plan, const BarData& bars,
                                                 const std::vector<double>& params, int reg);
