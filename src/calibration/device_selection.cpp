@@ -1,0 +1,112 @@
+// `device: auto` and the check of an explicitly requested device against the
+// calibration's cost model (docs/calibration.md, docs/sweep.md).
+
+#include <kbt/calibration.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace kbt {
+namespace {
+
+bool enabled(const std::vector<std::string>& spaces, const std::string& s) {
+  return std::find(spaces.begin(), spaces.end(), s) != spaces.end();
+}
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g s", s);
+  return buf;
+}
+
+std::string count_text(double n) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", n);
+  return buf;
+}
+
+std::string run_text(double combos, double bars, const Complexity& complexity) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f combos x %.0f bars, ", combos, bars);
+  return buf + to_string(complexity);
+}
+
+// "cuda is faster from 12345 combos" for the pair (a, b), in either order.
+std::string break_even_text(const SpaceCostModel& a, const SpaceCostModel& b, double bars, const Complexity& complexity) {
+  const bool a_host = is_host_space(a.space);
+  const SpaceCostModel& host = a_host || !is_host_space(b.space) ? a : b;
+  const SpaceCostModel& other = &host == &a ? b : a;
+  const auto n = break_even_combos(host, other, bars, complexity);
+  if (!n) return "break-even: " + other.space + " is not faster than " + host.space + " for any grid size";
+  if (*n <= 0) return "break-even: " + other.space + " is faster than " + host.space + " for every grid size";
+  return "break-even: " + other.space + " is faster than " + host.space + " from " + count_text(*n) + " combos";
+}
+
+}  // namespace
+
+std::string conservative_device_choice(const std::vector<std::string>& spaces, double combos) {
+  if (enabled(spaces, "cuda") && combos >= 10000) return "cuda";
+  if (enabled(spaces, "openmp")) return "openmp";
+  return "serial";
+}
+
+DeviceChoice select_device(const std::string& requested, const std::vector<std::string>& spaces,
+                           const CalibrationStatus& status, double combos, double bars, const Complexity& complexity) {
+  DeviceChoice c;
+  std::vector<const SpaceCostModel*> models;
+  std::vector<std::string> uncalibrated;
+  if (status.usable()) {
+    for (const auto& s : spaces) {
+      const SpaceCostModel* m = status.calibration->model(s);
+      if (m) {
+        models.push_back(m);
+        c.predicted_seconds.emplace_back(s, m->predict_seconds(combos, bars, complexity));
+      } else {
+        uncalibrated.push_back(s);
+      }
+    }
+  }
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < c.predicted_seconds.size(); ++i)
+    if (c.predicted_seconds[i].second < c.predicted_seconds[best].second) best = i;
+  std::string predictions;
+  for (const auto& [s, t] : c.predicted_seconds) predictions += (predictions.empty() ? "" : ", ") + s + " " + seconds_text(t);
+  for (const auto& s : uncalibrated) predictions += (predictions.empty() ? "" : ", ") + s + " not calibrated";
+
+  if (requested == "auto") {
+    if (!c.predicted_seconds.empty()) {
+      c.device = c.predicted_seconds[best].first;
+      c.rule = "cost_model";
+      c.notes.push_back("device auto: predicted " + predictions + " for " + run_text(combos, bars, complexity) +
+                        " (calibration " + status.location.path + ")");
+      c.notes.push_back("device auto: running on " + c.device + ", the lowest predicted time");
+    } else {
+      c.device = conservative_device_choice(spaces, combos);
+      c.rule = "conservative";
+      const std::string why = !status.calibration ? status.describe()
+                              : !status.usable()  ? status.describe()
+                                                  : "the calibration has no model for an enabled space";
+      c.notes.push_back("device auto: no usable calibration: " + why);
+      c.notes.push_back("device auto: conservative rule (cuda from 10000 combos, else openmp, else serial): " + c.device);
+    }
+    return c;
+  }
+
+  c.device = requested;
+  c.rule = "requested";
+  const SpaceCostModel* mine = status.usable() ? status.calibration->model(requested) : nullptr;
+  if (!mine || c.predicted_seconds.empty()) return c;
+  const double my_time = mine->predict_seconds(combos, bars, complexity);
+  const auto& [best_space, best_time] = c.predicted_seconds[best];
+  if (best_space != requested && best_time < my_time) {
+    const SpaceCostModel* other = status.calibration->model(best_space);
+    c.warning = "device '" + requested + "' is predicted slower than '" + best_space + "' for this run (" +
+                run_text(combos, bars, complexity) + "): " + requested + " " + seconds_text(my_time) + ", " +
+                best_space + " " + seconds_text(best_time) + "; " + break_even_text(*mine, *other, bars, complexity) +
+                "; running on " + requested + " as requested";
+  }
+  return c;
+}
+
+}  // namespace kbt
