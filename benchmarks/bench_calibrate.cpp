@@ -51,12 +51,13 @@ void BM_WholeSweep(benchmark::State& state, std::string space, std::string name,
 // The console output, and every run kept for the fit.
 class TeeReporter : public benchmark::ConsoleReporter {
  public:
+  TeeReporter() : benchmark::ConsoleReporter(benchmark::ConsoleReporter::OO_Tabular) {}
   std::vector<kbt::TimingPoint> points;
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);
     for (const auto& r : runs) {
       if (r.run_type != Run::RT_Iteration || r.error_occurred) continue;
-      const auto it = g_points.find(r.benchmark_name());
+      const auto it = g_points.find(r.run_name.function_name);  // the registered name
       if (it == g_points.end()) continue;
       const PointInfo& p = it->second;
       points.push_back({p.space, p.workload, p.combos, p.bars, p.complexity,
