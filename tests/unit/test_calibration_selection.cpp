@@ -143,6 +143,22 @@ TEST(CalibrationSelection, MalformedFileIsAnErrorWithFileAndLine) {
 
 std::string sample_config() { return std::string(KBT_SOURCE_DIR) + "/configs/sma_cross.yaml"; }
 
+// This machine as the kbt executable sees it: the test binary may run with
+// another thread count (--kokkos-threads) than the CLI, so the spaces'
+// concurrency is read from `kbt info` ("  serial  (Kokkos Serial) concurrency 1").
+kbt::MachineIdentity cli_machine_identity() {
+  kbt::MachineIdentity id = kbt::this_machine_identity();
+  const auto info = kbt::test::run_kbt("info");
+  for (auto& s : id.spaces) {
+    const auto at = info.output.find("  " + s.name + " ");
+    EXPECT_NE(at, std::string::npos) << info.output;
+    if (at == std::string::npos) continue;
+    const auto c = info.output.find("concurrency ", at);
+    s.concurrency = std::stoi(info.output.substr(c + 12));
+  }
+  return id;
+}
+
 kbt::test::CliResult run_with(const std::string& calibration, const std::string& extra, const std::string& out) {
   return kbt::test::run_kbt("run " + sample_config() + " --no-verify --profile --out " + out + " --calibration " +
                             calibration + " " + extra);
@@ -153,7 +169,7 @@ TEST(CalibrationSelectionCli, RunPrintsThePredictionAndStoresIt) {
   std::vector<kbt::SpaceCostModel> models;
   for (const auto& s : kbt::enabled_execution_spaces()) models.push_back(cost_model(s.name, 1e-3, 1e-8, 1e-9));
   const auto path = (dir / "cal.yaml").string();
-  kbt::write_calibration_file(path, kbt::test::crafted_calibration(kbt::this_machine_identity(), models));
+  kbt::write_calibration_file(path, kbt::test::crafted_calibration(cli_machine_identity(), models));
   const auto r = run_with(path, "--device auto", (dir / "out.h5").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("device auto: predicted " + models[0].space), std::string::npos) << r.output;
@@ -168,7 +184,7 @@ TEST(CalibrationSelectionCli, RunPrintsThePredictionAndStoresIt) {
 
 TEST(CalibrationSelectionCli, ForeignMissingAndMalformedFiles) {
   const auto dir = kbt::test::fresh_dir("cli_bad");
-  auto machine = kbt::this_machine_identity();
+  auto machine = cli_machine_identity();
   machine.cpu = "Some Other CPU";
   const auto foreign = (dir / "foreign.yaml").string();
   kbt::write_calibration_file(foreign, kbt::test::crafted_calibration(machine, {cost_model("serial", 1e-3, 1e-8, 1e-9)}));
