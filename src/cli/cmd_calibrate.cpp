@@ -47,7 +47,7 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_option("--out", args.out,
                   "Calibration file to write (default: $KBT_CALIBRATION, else $XDG_CONFIG_HOME/kbt/calibration.yaml, "
                   "else ~/.config/kbt/calibration.yaml)");
-  cmd->add_flag("--quick", args.quick, "A shorter ladder (about half a minute on 2 cores)");
+  cmd->add_flag("--quick", args.quick, "A shorter ladder (about 15 s for Serial on 2 cores; the full one takes minutes)");
   cmd->add_flag("--tiny", args.tiny, "The test suite's ladder (seconds; not for real use)")->group("");
   cmd->add_flag("--quiet", args.quiet, "No progress lines on stderr");
   cmd->callback([] { calibrate(args); });
