@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <unistd.h>
+#include <vector>
 
 namespace kbt::test {
 
@@ -36,10 +38,22 @@ inline Calibration crafted_calibration(const MachineIdentity& machine, const std
   return c;
 }
 
+// A new empty directory; the process id keeps the .threads1/.threads2 runs of an
+// OpenMP build, which ctest may start at the same time, apart.
 inline std::filesystem::path fresh_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("kbt_calibration_" + name);
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("kbt_calibration_" + name + "_" + std::to_string(::getpid()));
+  // Removed when the test binary exits.
+  static struct Cleanup {
+    std::vector<std::filesystem::path> dirs;
+    ~Cleanup() {
+      std::error_code ec;
+      for (const auto& d : dirs) std::filesystem::remove_all(d, ec);
+    }
+  } cleanup;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  cleanup.dirs.push_back(dir);
   return dir;
 }
 
