@@ -125,15 +125,19 @@ std::optional<double> break_even_combos(const SpaceCostModel& host, const SpaceC
 
 bool is_host_space(const std::string& space) { return space == "serial" || space == "openmp"; }
 
+namespace {
+// serial, then openmp, then device spaces: a pair's `host` is its lower rank.
+int space_rank(const std::string& space) { return space == "serial" ? 0 : space == "openmp" ? 1 : 2; }
+}  // namespace
+
 std::vector<BreakEven> break_even_table(const std::vector<SpaceCostModel>& models, const std::vector<double>& bars,
                                         const std::vector<NamedComplexity>& complexities) {
   std::vector<BreakEven> table;
   for (const auto& h : models) {
     if (!is_host_space(h.space)) continue;
     for (const auto& o : models) {
-      if (o.space == h.space) continue;
-      // Each host pair once (serial vs openmp, not also openmp vs serial).
-      if (is_host_space(o.space) && o.space < h.space) continue;
+      // Each pair once: serial vs openmp, serial vs cuda, openmp vs cuda.
+      if (space_rank(o.space) <= space_rank(h.space)) continue;
       for (double b : bars)
         for (const auto& k : complexities)
           table.push_back({h.space, o.space, k.workload, b, k.complexity, break_even_combos(h, o, b, k.complexity)});

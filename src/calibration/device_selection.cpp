@@ -32,15 +32,17 @@ std::string run_text(double combos, double bars, const Complexity& complexity) {
   return buf + to_string(complexity);
 }
 
-// "cuda is faster from 12345 combos" for the pair (a, b), in either order.
+// "cuda is faster than serial from 12345 combos" for the pair (a, b), in either
+// order: oriented so that `other` is the space with the lower per-bar-combo
+// cost, the one that wins large grids.
 std::string break_even_text(const SpaceCostModel& a, const SpaceCostModel& b, double bars, const Complexity& complexity) {
-  const bool a_host = is_host_space(a.space);
-  const SpaceCostModel& host = a_host || !is_host_space(b.space) ? a : b;
-  const SpaceCostModel& other = &host == &a ? b : a;
-  const auto n = break_even_combos(host, other, bars, complexity);
-  if (!n) return "break-even: " + other.space + " is not faster than " + host.space + " for any grid size";
-  if (*n <= 0) return "break-even: " + other.space + " is faster than " + host.space + " for every grid size";
-  return "break-even: " + other.space + " is faster than " + host.space + " from " + count_text(*n) + " combos";
+  const bool b_wins_large = b.per_bar_combo_seconds(complexity) < a.per_bar_combo_seconds(complexity);
+  const SpaceCostModel& small = b_wins_large ? a : b;
+  const SpaceCostModel& large = b_wins_large ? b : a;
+  const auto n = break_even_combos(small, large, bars, complexity);
+  if (!n) return "break-even: " + large.space + " is not faster than " + small.space + " for any grid size";
+  if (*n <= 0) return "break-even: " + large.space + " is faster than " + small.space + " for every grid size";
+  return "break-even: " + large.space + " is faster than " + small.space + " from " + count_text(*n) + " combos";
 }
 
 }  // namespace
@@ -54,17 +56,12 @@ std::string conservative_device_choice(const std::vector<std::string>& spaces, d
 DeviceChoice select_device(const std::string& requested, const std::vector<std::string>& spaces,
                            const CalibrationStatus& status, double combos, double bars, const Complexity& complexity) {
   DeviceChoice c;
-  std::vector<const SpaceCostModel*> models;
   std::vector<std::string> uncalibrated;
   if (status.usable()) {
     for (const auto& s : spaces) {
       const SpaceCostModel* m = status.calibration->model(s);
-      if (m) {
-        models.push_back(m);
-        c.predicted_seconds.emplace_back(s, m->predict_seconds(combos, bars, complexity));
-      } else {
-        uncalibrated.push_back(s);
-      }
+      if (m) c.predicted_seconds.emplace_back(s, m->predict_seconds(combos, bars, complexity));
+      else uncalibrated.push_back(s);
     }
   }
   std::size_t best = 0;
@@ -84,9 +81,8 @@ DeviceChoice select_device(const std::string& requested, const std::vector<std::
     } else {
       c.device = conservative_device_choice(spaces, combos);
       c.rule = "conservative";
-      const std::string why = !status.calibration ? status.describe()
-                              : !status.usable()  ? status.describe()
-                                                  : "the calibration has no model for an enabled space";
+      const std::string why =
+          status.usable() ? status.location.path + " has no model for an enabled space" : status.describe();
       c.notes.push_back("device auto: no usable calibration: " + why);
       c.notes.push_back("device auto: conservative rule (cuda from 10000 combos, else openmp, else serial): " + c.device);
     }

@@ -139,9 +139,12 @@ TEST(CalibrationModel, BreakEvenTablePairsHostWithOtherSpaces) {
       {1000, 10000}, {{"a", {5, 0}}, {"b", {20, 50}}});
   // serial-openmp, serial-cuda, openmp-cuda, each at 2 x 2 (bars, complexity).
   EXPECT_EQ(table.size(), 12u);
+  // serial is the host of both its pairs, openmp the host against cuda.
   for (const auto& b : table) {
     EXPECT_TRUE(kbt::is_host_space(b.host));
     EXPECT_NE(b.host, b.other);
+    EXPECT_NE(b.other, "serial");
+    EXPECT_NE(b.host, "cuda");
     EXPECT_TRUE(b.workload == "a" || b.workload == "b");
   }
   EXPECT_TRUE(kbt::break_even_table({model("serial", 1e-3, 1e-8, 1e-9)}, {1000}, {{"a", {5, 0}}}).empty());

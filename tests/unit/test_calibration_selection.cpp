@@ -74,6 +74,31 @@ TEST(CalibrationSelection, RequestedDeviceIsNeverReplacedButWarnsWithTheBreakEve
   EXPECT_TRUE(big_serial.warning);
 }
 
+TEST(CalibrationSelection, HostPairWarningNamesTheSpaceThatWinsLargeGrids) {
+  // OpenMP: thread start-up costs more than Serial's nothing, each bar-combo less.
+  const auto serial = cost_model("serial", 1e-4, 4e-8, 5e-9, 2e-9);
+  const auto openmp = cost_model("openmp", 5e-3, 2e-8, 2.5e-9, 1e-9);
+  const auto st = usable_status({serial, openmp});
+  const std::vector<std::string> spaces{"serial", "openmp"};
+  const double n = *kbt::break_even_combos(serial, openmp, 1000, kSimple);
+  ASSERT_GT(n, 2);
+  EXPECT_EQ(kbt::select_device("auto", spaces, st, 1, 1000, kSimple).device, "serial");
+  EXPECT_EQ(kbt::select_device("auto", spaces, st, 2 * n, 1000, kSimple).device, "openmp");
+  const auto small = kbt::select_device("openmp", spaces, st, 1, 1000, kSimple);
+  EXPECT_EQ(small.device, "openmp");
+  ASSERT_TRUE(small.warning);
+  EXPECT_NE(small.warning->find("openmp is faster than serial from " + std::to_string(static_cast<long long>(n)) +
+                                " combos"),
+            std::string::npos)
+      << *small.warning;
+  // The file's table orients the pair the same way.
+  const auto table = kbt::break_even_table({serial, openmp}, {1000}, {{"w", kSimple}});
+  ASSERT_EQ(table.size(), 1u);
+  EXPECT_EQ(table[0].host, "serial");
+  EXPECT_EQ(table[0].other, "openmp");
+  EXPECT_EQ(*table[0].combos, n);
+}
+
 TEST(CalibrationSelection, OnlyEnabledSpacesAreCandidates) {
   const auto st = usable_status({kSerial, kCuda});
   const auto c = kbt::select_device("auto", {"serial"}, st, 1e7, 1e5, {50, 100});
