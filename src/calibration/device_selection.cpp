@@ -78,6 +78,15 @@ DeviceChoice select_device(const std::string& requested, const std::vector<std::
       c.notes.push_back("device auto: predicted " + predictions + " for " + run_text(combos, bars, complexity) +
                         " (calibration " + status.location.path + ")");
       c.notes.push_back("device auto: running on " + c.device + ", the lowest predicted time");
+      // Against the runner-up: where the choice would flip.
+      std::size_t second = best == 0 ? 1 : 0;
+      for (std::size_t i = 0; i < c.predicted_seconds.size(); ++i)
+        if (i != best && c.predicted_seconds[i].second < c.predicted_seconds[second].second) second = i;
+      if (c.predicted_seconds.size() >= 2)
+        c.notes.push_back("device auto: " +
+                          break_even_text(*status.calibration->model(c.device),
+                                          *status.calibration->model(c.predicted_seconds[second].first), bars,
+                                          complexity));
     } else {
       c.device = conservative_device_choice(spaces, combos);
       c.rule = "conservative";

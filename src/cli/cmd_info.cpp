@@ -38,6 +38,9 @@ void add_info_command(CLI::App& app) {
         for (const auto& m : st.calibration->models)
           std::printf("  %-7s fixed %.3g s; per bar-combo %.3g s + %.3g s/instruction + %.3g s/window read\n",
                       m.space.c_str(), m.fixed_seconds, m.per_bar_combo_base, m.per_instruction, m.per_window_read);
+        for (const auto& b : st.calibration->break_even)
+          std::printf("  break-even %s vs %s, %s, %g bars: %s\n", b.host.c_str(), b.other.c_str(), b.workload.c_str(),
+                      b.bars, b.combos ? (std::to_string(static_cast<long long>(*b.combos)) + " combos").c_str() : "never");
         std::printf("  device auto: lowest predicted time\n");
       } else {
         std::printf("  device auto: conservative rule (cuda from 10000 combos, else openmp, else serial)%s\n",

@@ -47,7 +47,11 @@ TEST(CalibrationSelection, AutoPicksTheLowestPredictionOnBothSidesOfTheBreakEven
   ASSERT_FALSE(above.notes.empty());
   EXPECT_NE(above.notes[0].find("serial"), std::string::npos);
   EXPECT_NE(above.notes[0].find("cuda"), std::string::npos);
-  EXPECT_NE(above.notes.back().find("running on cuda"), std::string::npos);
+  ASSERT_EQ(above.notes.size(), 3u);
+  EXPECT_NE(above.notes[1].find("running on cuda"), std::string::npos);
+  EXPECT_NE(above.notes[2].find("cuda is faster than serial from " + std::to_string(static_cast<long long>(n)) + " combos"),
+            std::string::npos)
+      << above.notes[2];
   EXPECT_FALSE(above.warning);
   // The break-even moves with the bars: the same grid flips with longer history.
   const double combos = std::floor(n / 2);
