@@ -82,7 +82,11 @@ std::string choose_device(const std::string& requested, const Program& program, 
   profile.set("calibration", status.describe());
   profile.set("complexity_instructions", complexity.work.instructions);
   profile.set("complexity_window_reads", complexity.work.window_reads);
-  for (const auto& [space, seconds] : choice.predicted_seconds) profile.set("predicted_seconds_" + space, seconds);
+  for (const auto& [space, seconds] : choice.predicted_seconds) {
+    profile.set("predicted_seconds_" + space, seconds);
+    // To compare with seconds_hoist + seconds_sweep (the whole sweep, as calibrated).
+    if (space == choice.device) profile.set("seconds_predicted", seconds);
+  }
   if (choice.warning) profile.set("device_warning", *choice.warning);
   return choice.device;
 }

@@ -205,6 +205,7 @@ TEST(CalibrationSelectionCli, RunPrintsThePredictionAndStoresIt) {
   EXPECT_NE(r.output.find("device_rule"), std::string::npos);
   EXPECT_NE(r.output.find("cost_model"), std::string::npos);
   EXPECT_NE(r.output.find("predicted_seconds_" + models[0].space), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("seconds_predicted"), std::string::npos) << r.output;
 
   const auto info = kbt::test::run_kbt("info --calibration " + path);
   EXPECT_EQ(info.exit_code, 0);
