@@ -18,6 +18,9 @@ struct SweepRequest {
   std::optional<std::uint64_t> sample;  // run a deterministic random subset of this many combos
   std::uint64_t sample_seed = 0;
   bool quiet = false;                   // no warnings on stderr
+  // Calibration file for the device choice (docs/calibration.md); empty:
+  // $KBT_CALIBRATION, else the default location.
+  std::string calibration;
 };
 
 struct SweepOutcome {

@@ -18,7 +18,7 @@ namespace kbt::cli {
 namespace {
 
 struct RunArgs {
-  std::string config_path, device, out;
+  std::string config_path, device, out, calibration;
   int threads = 0;
   std::uint64_t sample = 0, seed = 0;
   std::size_t show = 10;
@@ -64,6 +64,7 @@ void run(const RunArgs& a) {
   request.device = a.device;
   request.threads = a.threads;
   request.quiet = a.quiet;
+  request.calibration = a.calibration;
   if (a.sample > 0) {
     request.sample = a.sample;
     request.sample_seed = a.seed;
@@ -132,6 +133,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--device", args.device, "reference | serial | openmp | cuda | auto (default: the config's)")
       ->check(CLI::IsMember({"auto", "reference", "serial", "openmp", "cuda"}));
   cmd->add_option("--out", args.out, "Results HDF5 path (default: the config's output.path)");
+  cmd->add_option("--calibration", args.calibration,
+                  "Calibration file for the device choice (default: $KBT_CALIBRATION, else ~/.config/kbt/calibration.yaml)");
   cmd->add_option("--threads", args.threads, "Host threads for the reference engine (0 = all cores)");
   cmd->add_option("--sample", args.sample, "Run a deterministic random subset of N combos");
   cmd->add_option("--seed", args.seed, "Seed of --sample")->needs("--sample");

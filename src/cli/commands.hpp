@@ -17,5 +17,6 @@ void add_check_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
 void add_verify_command(CLI::App& app);
 void add_plot_command(CLI::App& app);
+void add_calibrate_command(CLI::App& app);
 
 }  // namespace kbt::cli

@@ -38,6 +38,7 @@ int main(int argc, char* argv[]) {
   kbt::cli::add_eval_command(app);
   kbt::cli::add_verify_command(app);
   kbt::cli::add_plot_command(app);
+  kbt::cli::add_calibrate_command(app);
 
   try {
     app.parse(argc, argv);

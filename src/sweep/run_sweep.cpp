@@ -1,3 +1,4 @@
+#include <kbt/calibration.hpp>
 #include <kbt/data_io.hpp>
 #include <kbt/error.hpp>
 #include <kbt/execution_spaces.hpp>
@@ -40,35 +41,54 @@ bool space_enabled(const std::string& name) {
   return false;
 }
 
-// `device: auto` without a calibration (docs/sweep.md): the GPU for grids of at
-// least 10,000 combos, else OpenMP, else Serial.
-std::string conservative_auto_choice(std::size_t n_combos) {
-  if (space_enabled("cuda") && n_combos >= 10000) return "cuda";
-  if (space_enabled("openmp")) return "openmp";
-  return "serial";
+std::vector<std::string> enabled_space_names() {
+  std::vector<std::string> names;
+  for (const auto& s : enabled_execution_spaces()) names.push_back(s.name);
+  return names;
 }
 
 // Decides where the sweep runs. An explicitly requested space is never
 // silently replaced: when it cannot run the program the run fails with the
-// reason. `auto` falls back to the reference engine with a stable reason.
+// reason; when the calibration predicts another space faster, a warning names
+// both predictions and the break-even. `auto` picks the lowest predicted time
+// (docs/calibration.md), or the conservative rule without a calibration of this
+// machine, and falls back to the reference engine with a stable reason.
 std::string choose_device(const std::string& requested, const Program& program, std::size_t n_combos,
-                          std::optional<std::string>& fallback_reason) {
+                          const BarData& bars, const SimulationSettings& sim, const SweepRequest& request,
+                          std::optional<std::string>& fallback_reason, RunProfile& profile) {
   if (requested == "reference") return requested;
   const auto unsupported = sweep_kernel_unsupported(program);
-  if (requested == "auto") {
-    if (unsupported) {
-      fallback_reason = *unsupported;
-      return "reference";
-    }
-    return conservative_auto_choice(n_combos);
+  if (requested == "auto" && unsupported) {
+    fallback_reason = *unsupported;
+    return "reference";
   }
-  if (!space_enabled(requested))
-    throw Error(ErrorCategory::unsupported, "device '" + requested + "' is not enabled in this build of kbt " +
-                                                "(enabled: " + enabled_space_list() + ")");
-  if (unsupported)
-    throw Error(ErrorCategory::unsupported, "device '" + requested + "' cannot run this strategy (" + *unsupported +
-                                                "); run with --device reference");
-  return requested;
+  if (requested != "auto") {
+    if (!space_enabled(requested))
+      throw Error(ErrorCategory::unsupported, "device '" + requested + "' is not enabled in this build of kbt " +
+                                                  "(enabled: " + enabled_space_list() + ")");
+    if (unsupported)
+      throw Error(ErrorCategory::unsupported, "device '" + requested + "' cannot run this strategy (" + *unsupported +
+                                                  "); run with --device reference");
+  }
+  const CalibrationStatus status = load_calibration_status(request.calibration, this_machine_identity());
+  const StrategyComplexity complexity = strategy_complexity(program, bars.n_symbols(), sim);
+  const DeviceChoice choice = select_device(requested, enabled_space_names(), status, static_cast<double>(n_combos),
+                                            static_cast<double>(bars.n_bars()), complexity.work);
+  if (!request.quiet) {
+    for (const auto& line : choice.notes) std::fprintf(stderr, "kbt: %s\n", line.c_str());
+    if (choice.warning) std::fprintf(stderr, "kbt: warning: %s\n", choice.warning->c_str());
+  }
+  profile.set("device_rule", choice.rule);
+  profile.set("calibration", status.describe());
+  profile.set("complexity_instructions", complexity.work.instructions);
+  profile.set("complexity_window_reads", complexity.work.window_reads);
+  for (const auto& [space, seconds] : choice.predicted_seconds) {
+    profile.set("predicted_seconds_" + space, seconds);
+    // To compare with seconds_hoist + seconds_sweep (the whole sweep, as calibrated).
+    if (space == choice.device) profile.set("seconds_predicted", seconds);
+  }
+  if (choice.warning) profile.set("device_warning", *choice.warning);
+  return choice.device;
 }
 
 // Spearman rank correlation (average ranks for ties) of two series.
@@ -117,7 +137,8 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   if (request.sample) ids = sample_combos(ids, *request.sample, request.sample_seed);
   const double compile_seconds = seconds_since(t_compile);
 
-  outcome.device_used = choose_device(requested, program, ids.size(), outcome.fallback_reason);
+  outcome.device_used = choose_device(requested, program, ids.size(), bars, config.simulation, request,
+                                      outcome.fallback_reason, outcome.profile);
   if (!request.quiet)
     std::fprintf(stderr, "kbt: %zu combos to simulate (%llu in the grid before constraints%s), %zu bars x %zu symbols, on %s\n",
                  ids.size(), static_cast<unsigned long long>(grid.n_combos()), request.sample ? ", sampled" : "",
