@@ -81,11 +81,14 @@ void report(benchmark::State& state, const Setup& s) {
   state.counters["combos"] = static_cast<double>(s.n_combos);
 }
 
-void BM_SweepKernel(benchmark::State& state, const std::string& device, bool fp32) {
+// pair_combos: -1 = the space's default, 0 = one combo per thread, 1 = two.
+void BM_SweepKernel(benchmark::State& state, const std::string& device, bool fp32, int pair_combos) {
   Setup& s = setup(static_cast<std::size_t>(state.range(0)));
+  kbt::KernelSweepOptions options;
+  options.pair_combos = pair_combos;
   for (auto _ : state) {
     const auto t0 = std::chrono::steady_clock::now();
-    auto m = kbt::run_sweep_kernel_on(device, fp32, s.program, s.plan, s.bars, s.config.simulation, s.params);
+    auto m = kbt::run_sweep_kernel_on(device, fp32, s.program, s.plan, s.bars, s.config.simulation, s.params, options);
     benchmark::DoNotOptimize(m.data());
     state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
@@ -441,11 +444,19 @@ void register_all() {
     benchmark::RegisterBenchmark("hand_written/kokkos_lambda/openmp", BM_HandWrittenKokkos<Kokkos::OpenMP>)
         ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
 #endif
-    for (const auto& space : kbt::enabled_execution_spaces())
+    for (const auto& space : kbt::enabled_execution_spaces()) {
       for (bool fp32 : {false, true})
         benchmark::RegisterBenchmark(("sweep_kernel/sma_cross/" + space.name + (fp32 ? "/fp32" : "/fp64")).c_str(),
-                                     BM_SweepKernel, space.name, fp32)
+                                     BM_SweepKernel, space.name, fp32, -1)
             ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
+      // The effect of pairing combos per thread, against the default above.
+      for (int pair : {0, 1})
+        benchmark::RegisterBenchmark(
+            ("sweep_kernel/sma_cross/" + space.name + "/fp64/" + (pair ? "two_combos_per_thread" : "one_combo_per_thread"))
+                .c_str(),
+            BM_SweepKernel, space.name, false, pair)
+            ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
+    }
   }
 }
 

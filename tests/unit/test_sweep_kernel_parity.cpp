@@ -58,11 +58,13 @@ Case prepare(const std::string& config_name, std::size_t sample, std::size_t fir
   return c;
 }
 
-void expect_parity(const Case& c, const std::string& device, std::size_t chunk = 0, int block_bars = 0) {
+void expect_parity(const Case& c, const std::string& device, std::size_t chunk = 0, int block_bars = 0,
+                   int pair_combos = -1) {
   const kbt::SweepPlan plan = kbt::make_sweep_plan(c.program, c.bars);
   kbt::KernelSweepOptions opts;
   opts.chunk_combos = chunk;
   opts.block_bars = block_bars;
+  opts.pair_combos = pair_combos;
   const auto kernel = kbt::run_sweep_kernel_on(device, false, c.program, plan, c.bars, c.config.simulation, c.params, opts);
   const std::size_t n_params = c.program.n_params();
   ASSERT_EQ(kernel.size(), c.ids.size() * kbt::n_metrics);
@@ -252,6 +254,25 @@ TEST(SweepParityFeatures, EveryEvaluationBlockSizeGivesTheReferenceBits) {
       expect_parity(streamed, d, 0, block);
       expect_parity(scan, d, 0, block);
     }
+}
+
+TEST(SweepParityFeatures, OneOrTwoCombosPerThreadGiveTheReferenceBits) {
+  // Odd combo counts (the last thread of a pair-wise chunk runs one combo),
+  // chunks of 3 (pairs across a chunk boundary are not formed), one symbol
+  // (state in registers) and three (state in a View row), a deferred-metrics
+  // window longer than a block.
+  const auto bars = gappy_bars(300);
+  const Case multi = prepare_yaml(kStreamedOps, bars, 5);
+  const Case scan = prepare_yaml(kTwoOutputScan, bars, 3);
+  const Case single = prepare("sma_cross.yaml", 7, 1500);
+  for (const auto& d : devices())
+    for (int pair : {0, 1})
+      for (std::size_t chunk : {std::size_t(0), std::size_t(3)}) {
+        SCOPED_TRACE("pair " + std::to_string(pair) + " chunk " + std::to_string(chunk));
+        expect_parity(multi, d, chunk, 0, pair);
+        expect_parity(scan, d, chunk, 7, pair);
+        expect_parity(single, d, chunk, 100, pair);
+      }
 }
 
 // Spearman rank correlation of two equally long series (no ties expected).

@@ -666,9 +666,21 @@ struct SweepFunctor {
     }
   }
 
+  // Equity and exposure of window bars whose add_bar is deferred (paired combos).
+  static constexpr int deferred_bars = 64;
+  struct DeferredBars {
+    Real equity[deferred_bars];
+    int exposed[deferred_bars];
+    int count;
+  };
+
+  // One bar of the portfolio. With `deferred`, the bar's equity is recorded
+  // instead of fed to add_bar: the bar fields of the accumulator are disjoint
+  // from the fill, trade and funding fields, so feeding them later, in bar
+  // order, gives the same bits.
   template <int NSym>
   KOKKOS_FORCEINLINE_FUNCTION void step(int i, SweepSymbolState<Real>* st, int t, int b, bool last_bar,
-                                        Account& a) const {
+                                        Account& a, DeferredBars* deferred) const {
     if (sim.fill_next_open) fill_pending_orders<NSym>(st, t, a);
     bool exposed = false;
     for (int s = 0; s < symbols<NSym>(); ++s) exposed = exposed || st[s].units != Real(0);
@@ -680,7 +692,14 @@ struct SweepFunctor {
     if (position_form)
       for (int s = 0; s < symbols<NSym>(); ++s) carry_target(i, st[s], s, t, b);
     if (!last_bar) decide<NSym>(i, st, t, b, a);
-    a.acc.add_bar(marked_equity<NSym>(st, a), exposed);
+    const Real equity = marked_equity<NSym>(st, a);
+    if (deferred) {
+      deferred->equity[deferred->count] = equity;
+      deferred->exposed[deferred->count] = exposed ? 1 : 0;
+      deferred->count += 1;
+    } else {
+      a.acc.add_bar(equity, exposed);
+    }
     if (last_bar)
       for (int s = 0; s < symbols<NSym>(); ++s) {
         if (st[s].units != Real(0)) {
@@ -690,38 +709,96 @@ struct SweepFunctor {
       }
   }
 
-  // ---- one combo ---------------------------------------------------------------
+  // ---- one combo, or two in step ------------------------------------------------
 
   template <int NSym>
-  KOKKOS_FORCEINLINE_FUNCTION void simulate(int i, SweepSymbolState<Real>* st) const {
-    for (int s = 0; s < symbols<NSym>(); ++s) {
+  KOKKOS_FORCEINLINE_FUNCTION static void reset(SweepSymbolState<Real>* st, int n) {
+    for (int s = 0; s < (NSym > 0 ? NSym : n); ++s) {
       SweepSymbolState<Real> zero{};
       zero.stop_bar = -1;
       st[s] = zero;
     }
-    Account a{sim.initial_capital, BasicMetricsAccumulator<Real>(sim.initial_capital, sim.periods_per_year)};
-    for (int t0 = 0; t0 < sim.window_end; t0 += block) {
-      const int nb = sim.window_end - t0 < block ? sim.window_end - t0 : block;
-      evaluate_block(i, t0, nb);
-      for (int b = 0; b < nb; ++b) {
-        const int t = t0 + b;
-        if (t < sim.window_begin) {
-          if (position_form)
-            for (int s = 0; s < symbols<NSym>(); ++s) carry_target(i, st[s], s, t, b);
-        } else {
-          step<NSym>(i, st, t, b, t + 1 == sim.window_end, a);
-        }
+  }
+
+  // Bars [t0 + b0, t0 + b1) of the current block (already evaluated).
+  template <int NSym>
+  KOKKOS_FORCEINLINE_FUNCTION void advance(int i, SweepSymbolState<Real>* st, Account& a, int t0, int b0, int b1,
+                                           DeferredBars* deferred) const {
+    for (int b = b0; b < b1; ++b) {
+      const int t = t0 + b;
+      if (t < sim.window_begin) {
+        if (position_form)
+          for (int s = 0; s < symbols<NSym>(); ++s) carry_target(i, st[s], s, t, b);
+      } else {
+        step<NSym>(i, st, t, b, t + 1 == sim.window_end, a, deferred);
       }
     }
+  }
+
+  KOKKOS_FORCEINLINE_FUNCTION void write_metrics(int i, const Account& a) const {
     Real result[n_metrics];
     a.acc.finish(result);
     for (int m = 0; m < int(n_metrics); ++m) metrics(first + i, m) = double(result[m]);
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+  template <int NSym>
+  KOKKOS_FORCEINLINE_FUNCTION void simulate(int i, SweepSymbolState<Real>* st) const {
+    reset<NSym>(st, n_sym);
+    Account a{sim.initial_capital, BasicMetricsAccumulator<Real>(sim.initial_capital, sim.periods_per_year)};
+    for (int t0 = 0; t0 < sim.window_end; t0 += block) {
+      const int nb = sim.window_end - t0 < block ? sim.window_end - t0 : block;
+      evaluate_block(i, t0, nb);
+      advance<NSym>(i, st, a, t0, 0, nb, nullptr);
+    }
+    write_metrics(i, a);
+  }
+
+  // Two combos on one thread (host spaces): each block is evaluated and
+  // simulated for one combo, then the other, and the bar metrics of both are
+  // accumulated in one loop, so that the two chains of divisions of the
+  // metrics (docs/metrics.md) overlap instead of following each other.
+  template <int NSym>
+  KOKKOS_FORCEINLINE_FUNCTION void simulate_pair(int i0, SweepSymbolState<Real>* st0, int i1,
+                                                 SweepSymbolState<Real>* st1) const {
+    reset<NSym>(st0, n_sym);
+    reset<NSym>(st1, n_sym);
+    Account a0{sim.initial_capital, BasicMetricsAccumulator<Real>(sim.initial_capital, sim.periods_per_year)};
+    Account a1{sim.initial_capital, BasicMetricsAccumulator<Real>(sim.initial_capital, sim.periods_per_year)};
+    DeferredBars d0, d1;
+    for (int t0 = 0; t0 < sim.window_end; t0 += block) {
+      const int nb = sim.window_end - t0 < block ? sim.window_end - t0 : block;
+      evaluate_block(i0, t0, nb);
+      evaluate_block(i1, t0, nb);
+      for (int b0 = 0; b0 < nb; b0 += deferred_bars) {
+        const int b1 = nb - b0 < deferred_bars ? nb : b0 + deferred_bars;
+        d0.count = 0;
+        d1.count = 0;
+        advance<NSym>(i0, st0, a0, t0, b0, b1, &d0);
+        advance<NSym>(i1, st1, a1, t0, b0, b1, &d1);
+        for (int k = 0; k < d0.count; ++k) {  // same window: d1.count == d0.count
+          a0.acc.add_bar(d0.equity[k], d0.exposed[k] != 0);
+          a1.acc.add_bar(d1.equity[k], d1.exposed[k] != 0);
+        }
+      }
+    }
+    write_metrics(i0, a0);
+    write_metrics(i1, a1);
+  }
+
+  KOKKOS_FORCEINLINE_FUNCTION void prepare(int i) const {
     for (int k = 0; k < int(state.extent(1)); ++k) state(i, k) = Real(0);
     evaluate_scalars(i);
+  }
+
+  // Thread `i` runs combo i, or with `pair_combos` combos 2i and 2i + 1 (the
+  // last thread of an odd chunk runs one).
+  int pair_combos = 0;
+  int chunk_count = 0;  // combos in this chunk
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int thread) const {
     if (emit_register >= 0) {
+      const int i = thread;
+      prepare(i);
       for (int t0 = 0; t0 < n_bars; t0 += block) {
         const int nb = n_bars - t0 < block ? n_bars - t0 : block;
         evaluate_block(i, t0, nb);
@@ -730,13 +807,22 @@ struct SweepFunctor {
       }
       return;
     }
+    const int i0 = pair_combos ? 2 * thread : thread;
+    const bool pair = pair_combos && i0 + 1 < chunk_count;
+    prepare(i0);
+    if (pair) prepare(i0 + 1);
     if (n_sym == 1) {
-      SweepSymbolState<Real> one[1];
-      simulate<1>(i, one);
+      SweepSymbolState<Real> one[1], two[1];
+      if (pair) simulate_pair<1>(i0, one, i0 + 1, two);
+      else simulate<1>(i0, one);
     } else {
-      simulate<0>(i, &sym(i, 0));
+      if (pair) simulate_pair<0>(i0, &sym(i0, 0), i0 + 1, &sym(i0 + 1, 0));
+      else simulate<0>(i0, &sym(i0, 0));
     }
   }
+
+  // Threads to launch for `count` combos.
+  int threads_for(int count) const { return pair_combos ? (count + 1) / 2 : count; }
 };
 
 }  // namespace kbt

@@ -28,7 +28,18 @@ struct KernelSweepOptions {
   // Bars per evaluation block (0 = the space's default, default_block_bars).
   // Results do not depend on it; it trades scratch memory for dispatch cost.
   int block_bars = 0;
+  // Two combos per thread (1), one (0), or the space's default (-1,
+  // default_pair_combos). Results do not depend on it.
+  int pair_combos = -1;
 };
+
+// Host spaces pair combos (the metrics' division chains of two combos overlap
+// in one core's pipeline); a GPU hides that latency across its warps already
+// and keeps one combo per thread.
+template <class ExecSpace>
+int default_pair_combos() {
+  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible ? 1 : 0;
+}
 
 // 64 bars on host spaces (decode each instruction once per 64 bars, loops the
 // compiler vectorises, scratch that stays in L1); 16 on a GPU, where dispatch
@@ -251,10 +262,13 @@ Kokkos::View<double**, typename ExecSpace::memory_space> sweep_metrics_on(
   std::size_t n_combos = 0, chunk = 0;
   auto f = detail::make_sweep_functor<ExecSpace, Real>(program, plan, bars, sim, combo_params, options, n_combos,
                                                        chunk);
+  f.pair_combos = options.pair_combos >= 0 ? options.pair_combos : default_pair_combos<ExecSpace>();
   for (std::size_t first = 0; first < n_combos; first += chunk) {
     f.first = static_cast<long>(first);
     const std::size_t count = std::min(chunk, n_combos - first);
-    Kokkos::parallel_for("kbt::sweep", Kokkos::RangePolicy<ExecSpace>(exec, 0, static_cast<int>(count)), f);
+    f.chunk_count = static_cast<int>(count);
+    Kokkos::parallel_for("kbt::sweep", Kokkos::RangePolicy<ExecSpace>(exec, 0, f.threads_for(static_cast<int>(count))),
+                         f);
   }
   exec.fence();
   return f.metrics;
