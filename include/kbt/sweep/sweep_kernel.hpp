@@ -235,6 +235,10 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
   if (chunk == 0) {
     const std::size_t budget = options.scratch_budget_bytes ? options.scratch_budget_bytes : (std::size_t(512) << 20);
     chunk = std::max<std::size_t>(1, budget / per_combo);
+    // A host space works on `concurrency` combos at a time: a few thousand
+    // combos per thread keep every thread busy and the scratch small.
+    if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Space>::accessible)
+      chunk = std::min<std::size_t>(chunk, std::size_t(4096) * static_cast<std::size_t>(ExecSpace().concurrency()));
   }
   chunk = std::min(chunk, std::max<std::size_t>(n_combos, 1));
   f.cur = typename Functor::template V2<Real>("kbt::cur", chunk, cur_width);
