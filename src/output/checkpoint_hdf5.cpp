@@ -10,19 +10,22 @@
 // results_path, resume_command, kbt_version.
 //
 // Crash safety: every object is created (and its storage allocated) when the
-// file is made, atomically (written aside, renamed). A commit then writes raw
+// file is made, atomically (written aside, then linked into place). A commit then writes raw
 // data into allocated storage, flushes, and only then rewrites the fixed-size
 // `combos_done` attribute in place: a process killed at any point leaves a file
 // whose structure is intact and whose first combos_done rows are whole.
 
 #include <hdf5.h>
-#include <kbt/atomic_output.hpp>
 #include <kbt/checkpoint.hpp>
 #include <kbt/error.hpp>
 #include <kbt/version.hpp>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <system_error>
+#include <unistd.h>
 
 namespace kbt {
 namespace {
@@ -199,10 +202,16 @@ Checkpoint Checkpoint::create(const std::string& path, const CheckpointIdentity&
     std::error_code ec;
     if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   }
-  AtomicOutput out(path);
+  // Written aside, then linked into place: link() fails when `path` exists,
+  // so of two runs that start on the same output at once only one gets it.
+  struct Temp {
+    std::string path;
+    ~Temp() { std::remove(path.c_str()); }
+  } temp{path + ".new." + std::to_string(::getpid())};
+  std::remove(temp.path.c_str());
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   {
-    H5Id file(checked(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), "file", path),
+    H5Id file(checked(H5Fcreate(temp.path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), "file", path),
               H5Fclose);
     write_1d(file, "combo_id", H5T_STD_U64LE, H5T_NATIVE_UINT64, results.combo_ids.data(), n, path);
     {
@@ -250,7 +259,14 @@ Checkpoint Checkpoint::create(const std::string& path, const CheckpointIdentity&
     }
     check(H5Fflush(file, H5F_SCOPE_GLOBAL), "file", path);
   }
-  out.commit();
+  if (::link(temp.path.c_str(), path.c_str()) != 0) {
+    if (errno == EEXIST)
+      fail(ErrorCategory::config, path,
+           "the checkpoint of another run of this output appeared meanwhile (two runs at once?); not overwritten");
+    // A filesystem without hard links: a plain rename (not exclusive).
+    if (std::rename(temp.path.c_str(), path.c_str()) != 0)
+      fail(ErrorCategory::io, path, std::string("cannot create the checkpoint: ") + std::strerror(errno));
+  }
   return Checkpoint(path, 0, n);
 }
 

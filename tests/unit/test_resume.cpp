@@ -307,9 +307,43 @@ TEST(ResumeCheckpoint, ResumeRefusesAnotherRunsCheckpoint) {
   }
 }
 
+// Creation is exclusive: a checkpoint that appears between the check and the
+// creation (two runs on one output at once) is not overwritten.
+TEST(ResumeCheckpoint, CreationNeverOverwritesAnotherCheckpoint) {
+  const auto dir = scratch("exclusive");
+  kbt::SweepResults r;
+  r.param_names = {"a"};
+  r.combo_ids = {0, 1, 2};
+  r.params = {1, 2, 3};
+  kbt::CheckpointIdentity id = kbt::CheckpointIdentity::with_data_file(std::string(KBT_SOURCE_DIR) + "/data/sample.h5");
+  id.n_combos = 3;
+  const std::string path = (dir / "r.h5.partial.h5").string();
+  auto first = kbt::Checkpoint::create(path, id, r, "r.h5", "kbt run first --resume");
+  const std::vector<double> rows(2 * kbt::n_metrics, 0.5);
+  first.commit(0, 2, rows.data());
+  try {
+    kbt::Checkpoint::create(path, id, r, "r.h5", "kbt run second --resume");
+    ADD_FAILURE() << "overwritten";
+  } catch (const kbt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("appeared meanwhile"), std::string::npos) << e.what();
+  }
+  const auto status = kbt::read_checkpoint_status(path);
+  EXPECT_EQ(status.combos_done, 2u);
+  EXPECT_EQ(status.resume_command, "kbt run first --resume");
+  // No temporary left behind.
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir)) files.push_back(e.path().filename().string());
+  EXPECT_EQ(files, std::vector<std::string>{"r.h5.partial.h5"});
+  // Commits go in order.
+  EXPECT_THROW(first.commit(0, 1, rows.data()), kbt::Error);
+  EXPECT_THROW(first.commit(2, 2, rows.data()), kbt::Error);  // past the end
+}
+
 // ---- the CLI: a run killed with SIGKILL, then --resume ----
 
+#include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <fcntl.h>
 #include <sys/wait.h>
 
@@ -453,5 +487,73 @@ TEST(ResumeCli, KilledRunIsMarkedIncompleteAndResumesToTheSameFile) {
   EXPECT_EQ(vb.n_mismatches(), 0u);
   for (const auto& [k, v] : b.profile.numbers)
     if (k == "resumed_combos") EXPECT_EQ(v, static_cast<double>(status.combos_done));
+  fs::remove_all(dir);
+}
+
+// ---- the progress line on a terminal ----
+
+namespace {
+
+// Runs `kbt args...` with stderr on a pseudo-terminal (stdout to /dev/null)
+// and returns what the terminal received.
+std::string run_kbt_on_terminal(const std::vector<std::string>& args) {
+  const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+  if (master < 0 || ::grantpt(master) != 0 || ::unlockpt(master) != 0) return "<no pty>";
+  const std::string slave_name = ::ptsname(master);
+  std::vector<std::string> argv_s{KBT_CLI_PATH};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : argv_s) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setsid();
+    const int slave = ::open(slave_name.c_str(), O_RDWR);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(slave, 2);
+    ::close(master);
+    ::execv(KBT_CLI_PATH, argv.data());
+    ::_exit(127);
+  }
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    const ssize_t k = ::read(master, buf, sizeof buf);
+    if (k > 0) out.append(buf, static_cast<std::size_t>(k));
+    else if (k < 0 && errno == EINTR) continue;
+    else break;  // EIO: the child closed the terminal
+  }
+  ::waitpid(pid, nullptr, 0);
+  ::close(master);
+  return out;
+}
+
+}  // namespace
+
+TEST(ResumeProgress, LineOnATerminalOnlyAndNotWithQuiet) {
+  const auto dir = scratch("tty");
+  const std::vector<std::string> base{"run", config_file("sma_cross.yaml"), "--device", "reference", "--no-verify"};
+  auto args = base;
+  args.insert(args.end(), {"--out", (dir / "a.h5").string()});
+  const std::string tty = run_kbt_on_terminal(args);
+  if (tty == "<no pty>") GTEST_SKIP() << "no pseudo-terminal on this machine";
+  // Before the first chunk and after it (174 combos: one auto chunk), each
+  // rewriting the line in place; a newline at the end.
+  EXPECT_NE(tty.find("\rkbt: 0 / 174 combos (0.0%), -- combos/s, ETA --\033[K"), std::string::npos) << tty;
+  const auto last = tty.find("\rkbt: 174 / 174 combos (100.0%), ");
+  ASSERT_NE(last, std::string::npos) << tty;
+  EXPECT_NE(tty.find("combos/s, ETA 0s\033[K\r\n", last), std::string::npos) << tty;  // the terminal maps \n to \r\n
+  // --quiet: nothing.
+  args = base;
+  args.insert(args.end(), {"--quiet", "--out", (dir / "b.h5").string()});
+  const std::string quiet = run_kbt_on_terminal(args);
+  EXPECT_EQ(quiet.find("combos ("), std::string::npos) << quiet;
+  // Not a terminal (a pipe): nothing either.
+  const auto piped = kbt::test::run_kbt("run " + config_file("sma_cross.yaml") + " --device reference --no-verify --out " +
+                                        (dir / "c.h5").string());
+  ASSERT_EQ(piped.exit_code, 0) << piped.output;
+  EXPECT_EQ(piped.output.find("combos ("), std::string::npos) << piped.output;
+  EXPECT_EQ(piped.output.find('\r'), std::string::npos) << piped.output;
   fs::remove_all(dir);
 }
