@@ -278,8 +278,11 @@ Checkpoint Checkpoint::resume(const std::string& path, const CheckpointIdentity&
       "; it was written by another run (delete it to start over, or resume with the same config, data, device, "
       "precision and --sample/--seed)";
   const auto differs = [&](const std::string& what, const std::string& theirs, const std::string& ours) {
+    // `device: auto` may choose another space now: the device can be named.
+    const std::string hint = what == "device" ? " (run with --device " + theirs + ")" : "";
     fail(ErrorCategory::config, path,
-         "cannot resume: the checkpoint's " + what + " is '" + theirs + "', this run's is '" + ours + "'" + advice);
+         "cannot resume: the checkpoint's " + what + " is '" + theirs + "', this run's is '" + ours + "'" + hint +
+             advice);
   };
   if (read_config_text(file, path) != identity.config_yaml)
     fail(ErrorCategory::config, path, "cannot resume: the config text differs from the checkpoint's" + advice);

@@ -180,6 +180,17 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
       bars.n_symbols(), outcome.device_used, chunk_threads);
   r.metrics.assign(n * n_metrics, 0.0);
   std::optional<Checkpoint> checkpoint;
+  if (!request.checkpoint_path.empty()) {
+    const bool exists = std::filesystem::exists(request.checkpoint_path);
+    if (exists && !request.resume)
+      throw Error(ErrorCategory::config, request.checkpoint_path +
+                                             ": the checkpoint of an unfinished run exists; resume it, or delete it to "
+                                             "start over");
+    if (!exists && request.resume)
+      throw Error(ErrorCategory::io, request.checkpoint_path + ": no checkpoint to resume");
+    if (n == 0 && request.resume)
+      throw Error(ErrorCategory::config, request.checkpoint_path + ": cannot resume: this run has no combos to simulate");
+  }
   if (!request.checkpoint_path.empty() && n > 0) {
     CheckpointIdentity identity = CheckpointIdentity::with_data_file(config.data_path);
     identity.config_yaml = config.source_yaml;
@@ -189,13 +200,6 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
     identity.sample_seed = request.sample ? std::to_string(request.sample_seed) : std::string("none");
     for (const auto& sym : config.symbols) identity.symbols += (identity.symbols.empty() ? "" : ",") + sym;
     identity.n_combos = n;
-    const bool exists = std::filesystem::exists(request.checkpoint_path);
-    if (exists && !request.resume)
-      throw Error(ErrorCategory::config, request.checkpoint_path +
-                                             ": the checkpoint of an unfinished run exists; resume it, or delete it to "
-                                             "start over");
-    if (!exists && request.resume)
-      throw Error(ErrorCategory::io, request.checkpoint_path + ": no checkpoint to resume");
     if (request.resume)
       checkpoint.emplace(Checkpoint::resume(request.checkpoint_path, identity, r, r.metrics));
     else
