@@ -255,12 +255,17 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
     // The top-K of the union of per-chunk top-Ks is the global top-K: the
     // order (objective, then combo id) is total. Candidates are global rows.
     std::vector<std::size_t> candidates;
-    if (resumed > 0) {
-      // The checkpoint's rows, selected on the host (same rows and order as
-      // the device selection, tests/unit/test_top_k_device.cpp).
-      const std::vector<double> done_metrics(r.metrics.begin(), r.metrics.begin() + static_cast<long>(resumed * n_metrics));
-      const std::vector<std::uint64_t> done_ids(r.combo_ids.begin(), r.combo_ids.begin() + static_cast<long>(resumed));
-      candidates = select_top_k(done_metrics, done_ids, config.sweep.objective, k_best);
+    // The checkpoint's rows, a chunk at a time (bounded extra memory), selected
+    // on the host: same rows and order as the device selection
+    // (tests/unit/test_top_k_device.cpp).
+    for (std::size_t first = 0; first < resumed; first += chunk) {
+      const std::size_t count = std::min<std::size_t>(chunk, resumed - first);
+      const std::vector<double> done_metrics(r.metrics.begin() + static_cast<long>(first * n_metrics),
+                                             r.metrics.begin() + static_cast<long>((first + count) * n_metrics));
+      const std::vector<std::uint64_t> done_ids(r.combo_ids.begin() + static_cast<long>(first),
+                                                r.combo_ids.begin() + static_cast<long>(first + count));
+      for (const std::size_t row : select_top_k(done_metrics, done_ids, config.sweep.objective, k_best))
+        candidates.push_back(first + row);
     }
     report(resumed);
     for (std::size_t first = resumed; first < n; first += chunk, ++n_chunks) {

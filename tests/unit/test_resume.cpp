@@ -238,9 +238,10 @@ TEST(ResumeCheckpoint, InterruptedRunResumesToTheSameBits) {
     // A new run must not start over it.
     auto fresh = req;
     EXPECT_THROW(kbt::run_sweep(config, bars, fresh), kbt::Error);
-    // Resume: only the remaining combos are simulated.
+    // Resume (in chunks of another size): only the remaining combos are simulated.
     std::vector<kbt::SweepProgress> seen;
     req.resume = true;
+    req.checkpoint_combos = 5;
     req.progress = [&](const kbt::SweepProgress& p) { seen.push_back(p); };
     const auto resumed = kbt::run_sweep(config, bars, req);
     expect_same_results(whole.results, resumed.results);
