@@ -73,9 +73,10 @@ double profile_number(const kbt::RunProfile& p, const std::string& key) {
   return -1;
 }
 
+// The reference engine and every enabled kernel space.
 std::vector<std::string> result_devices() {
   std::vector<std::string> d{"reference"};
-  if (space_enabled("serial")) d.push_back("serial");
+  for (const auto& s : kbt::enabled_execution_spaces()) d.push_back(s.name);
   return d;
 }
 
