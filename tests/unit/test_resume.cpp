@@ -191,6 +191,21 @@ TEST(ResumeChunks, ChunkedTopKWithTiesAndIneligibleCombos) {
   }
 }
 
+// fp32 sweeps: the chunks' float metrics and top-K are the unchunked ones too.
+TEST(ResumeChunks, ChunkedEqualsUnchunkedInFp32) {
+  kbt::RunConfig config = sma_config(9);
+  config.sweep.precision = "fp32";
+  const kbt::BarData bars = kbt::load_run_data(config);
+  for (const auto& s : kbt::enabled_execution_spaces()) {
+    SCOPED_TRACE(s.name);
+    const auto whole = kbt::run_sweep(config, bars, request_on(s.name, 1u << 30));
+    const auto chunked = kbt::run_sweep(config, bars, request_on(s.name, 11));
+    expect_same_results(whole.results, chunked.results);
+    EXPECT_EQ(profile_number(chunked.profile, "fp32_spearman_vs_fp64"),
+              profile_number(whole.profile, "fp32_spearman_vs_fp64"));
+  }
+}
+
 // ---- checkpoints and resume in the library ----
 
 namespace {
