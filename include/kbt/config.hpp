@@ -77,6 +77,9 @@ struct SweepSettings {
   // Limits, checked before any work. max_combos bounds the grid before constraints.
   std::optional<double> memory_budget_mb;  // device memory a sweep may use; absent = auto
   std::uint64_t max_combos = 100000000;
+  // Combos per checkpoint chunk (docs/sweep.md "Checkpoint chunks"); 0 = auto,
+  // resolved by resolve_checkpoint_combos (sweep.hpp).
+  std::uint64_t checkpoint_combos = 0;
 };
 
 struct VerifySettings {

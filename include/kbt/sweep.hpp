@@ -4,9 +4,11 @@
 
 #include <kbt/bar_data.hpp>
 #include <kbt/config.hpp>
+#include <kbt/progress.hpp>
 #include <kbt/results.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -21,6 +23,20 @@ struct SweepRequest {
   // Calibration file for the device choice (docs/calibration.md); empty:
   // $KBT_CALIBRATION, else the default location.
   std::string calibration;
+
+  // Chunks and checkpoints (docs/sweep.md, docs/results.md). Combos run in
+  // chunks of this many (0: the config's sweep.checkpoint_combos).
+  std::uint64_t checkpoint_combos = 0;
+  // Non-empty: every finished chunk is committed to this checkpoint file
+  // (checkpoint.hpp). It must not exist unless `resume` is set; with `resume`
+  // it must exist and belong to the same run, and its finished combos are
+  // not simulated again.
+  std::string checkpoint_path;
+  bool resume = false;
+  std::string results_path;    // stored in the checkpoint: the file the run will write
+  std::string resume_command;  // stored in the checkpoint: how to continue it
+  // Called before the first chunk and after each chunk (on the calling thread).
+  std::function<void(const SweepProgress&)> progress;
 };
 
 struct SweepOutcome {
@@ -29,6 +45,13 @@ struct SweepOutcome {
   std::string device_used;                     // "reference", "serial", ...
   std::optional<std::string> fallback_reason;  // stable `unsupported:<reason>` string
 };
+
+// Combos per chunk: `configured` when > 0, else auto: a chunk of about 2^26
+// bar x symbol x combo steps per host thread of `device` ("reference", "serial",
+// "openmp": `host_threads` threads), 2^33 on "cuda" (a few seconds of a simple
+// strategy), clamped to [256, 4,194,304] combos.
+std::uint64_t resolve_checkpoint_combos(std::uint64_t configured, std::size_t n_bars, std::size_t n_symbols,
+                                        const std::string& device, unsigned host_threads);
 
 // Loads the config's data file, restricted to config.symbols when given.
 BarData load_run_data(const RunConfig& config);

@@ -1,6 +1,7 @@
 // `kbt run CONFIG`: the whole batch job — load, compile, sweep, top-K, write.
 
 #include <CLI/CLI.hpp>
+#include <kbt/checkpoint.hpp>
 #include <kbt/config_loader.hpp>
 #include <kbt/error.hpp>
 #include <kbt/results.hpp>
@@ -9,6 +10,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <unistd.h>
 
 #include "cli/commands.hpp"
 #include "cli/table_format.hpp"
@@ -22,8 +25,27 @@ struct RunArgs {
   int threads = 0;
   std::uint64_t sample = 0, seed = 0;
   std::size_t show = 10;
-  bool quiet = false, profile = false, no_verify = false;
+  bool quiet = false, profile = false, no_verify = false, resume = false;
 };
+
+// The command that continues this run, stored in its checkpoint.
+std::string resume_command_for(const RunArgs& a) {
+  std::string cmd = "kbt run " + a.config_path + " --resume";
+  if (!a.out.empty()) cmd += " --out " + a.out;
+  if (!a.device.empty()) cmd += " --device " + a.device;
+  if (a.sample > 0) cmd += " --sample " + std::to_string(a.sample) + " --seed " + std::to_string(a.seed);
+  return cmd;
+}
+
+// A checkpoint at `path`: "N of M combos done", or why it cannot be read.
+std::string describe_checkpoint(const std::string& path) {
+  try {
+    const CheckpointStatus s = read_checkpoint_status(path);
+    return std::to_string(s.combos_done) + " of " + std::to_string(s.combos_total) + " combos done";
+  } catch (const Error& e) {
+    return e.what();
+  }
+}
 
 std::string csv_path_for(const std::string& h5_path) {
   const auto dot = h5_path.rfind(".h5");
@@ -78,7 +100,38 @@ void run(const RunArgs& a) {
       throw Error(e.category(), config.where(start ? "verify.score_start" : "verify.score_end") + ": " + e.what());
     }
   }
-  SweepOutcome outcome = run_sweep(config, bars, request);
+  // Checkpoint (docs/results.md "Incomplete runs and --resume").
+  const std::string out = a.out.empty() ? config.output.path : a.out;
+  const std::string checkpoint = checkpoint_path_for(out);
+  const bool have_checkpoint = std::filesystem::exists(checkpoint);
+  if (have_checkpoint && !a.resume)
+    throw Error(ErrorCategory::config, checkpoint + ": an unfinished run of " + out + " left this checkpoint (" +
+                                           describe_checkpoint(checkpoint) +
+                                           "); continue it with --resume, or delete it to start over");
+  if (!have_checkpoint && a.resume)
+    throw Error(ErrorCategory::io, "--resume: nothing to resume: no checkpoint " + checkpoint +
+                                       (std::filesystem::exists(out) ? " (" + out + " is a finished run)" : ""));
+  request.checkpoint_path = checkpoint;
+  request.resume = a.resume;
+  request.results_path = out;
+  request.resume_command = resume_command_for(a);
+  // The progress line: only on a terminal, never with --quiet.
+  bool progress_shown = false;
+  if (!a.quiet && ::isatty(STDERR_FILENO)) {
+    request.progress = [&progress_shown](const SweepProgress& p) {
+      std::fprintf(stderr, "\rkbt: %s\033[K", format_progress_line(p).c_str());
+      std::fflush(stderr);
+      progress_shown = true;
+    };
+  }
+  SweepOutcome outcome;
+  try {
+    outcome = run_sweep(config, bars, request);
+  } catch (...) {
+    if (progress_shown) std::fputc('\n', stderr);
+    throw;
+  }
+  if (progress_shown) std::fputc('\n', stderr);
   outcome.profile.set("seconds_load", load_seconds);
 
   // Verification (docs/verify.md): the top candidates again, one by one, in fp64.
@@ -92,7 +145,6 @@ void run(const RunArgs& a) {
     outcome.profile.set("seconds_verify", verification->seconds);
   }
 
-  const std::string out = a.out.empty() ? config.output.path : a.out;
   const auto t_write = Clock::now();
   write_results_hdf5(out, outcome.results, config.source_yaml, outcome.profile,
                      verification ? &*verification : nullptr);
@@ -101,6 +153,7 @@ void run(const RunArgs& a) {
     csv = csv_path_for(out);
     write_top_k_csv(csv, outcome.results);
   }
+  remove_checkpoint(checkpoint);  // the results are whole: the checkpoint is no longer needed
   const double write_seconds = std::chrono::duration<double>(Clock::now() - t_write).count();
   const std::string heatmap = config.output.heatmap.size() == 2 ? draw_heatmap(config, outcome.results, out) : "";
 
@@ -141,6 +194,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--show", args.show, "Rows of the top-K table to print")->capture_default_str();
   cmd->add_flag("--no-verify", args.no_verify, "Skip the verification stage (as verify.top_n: 0)");
   cmd->add_flag("--quiet", args.quiet, "No warnings or progress on stderr");
+  cmd->add_flag("--resume", args.resume,
+                "Continue the interrupted run whose checkpoint is <out>.partial.h5 (same config, data, device, sample)");
   cmd->add_flag("--profile", args.profile, "Print the run profile");
   cmd->callback([] { run(args); });
 }

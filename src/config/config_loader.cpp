@@ -63,7 +63,7 @@ const std::vector<std::string> simulation_keys = {
     "stop_loss",       "take_profit",   "trailing_stop", "sltp_priority",      "max_gross_leverage",
     "weighting",       "score_start",   "periods_per_year"};
 const std::vector<std::string> sweep_keys = {"device", "precision", "objective", "top_k", "memory_budget_mb",
-                                             "max_combos"};
+                                             "max_combos", "checkpoint_combos"};
 const std::vector<std::string> objective_keys = {"metric", "direction", "min_trades"};
 const std::vector<std::string> verify_keys = {"top_n", "threads", "score_start", "score_end"};
 const std::vector<std::string> output_keys = {"path", "csv", "heatmap"};
@@ -479,6 +479,15 @@ class Loader {
       else if (k == "top_k") s.top_k = integer(item, what, 1);
       else if (k == "memory_budget_mb") s.memory_budget_mb = optional_number(item, what, Bound::positive);
       else if (k == "max_combos") s.max_combos = static_cast<std::uint64_t>(integer(item, what, 1));
+      else if (k == "checkpoint_combos") {
+        if (item.value.IsScalar() && item.value.Scalar() == "auto") {
+          s.checkpoint_combos = 0;
+        } else {
+          const auto v = item.value.IsScalar() ? detail::parse_integer(item.value.Scalar()) : std::nullopt;
+          if (!v || *v < 1) bad(item, what, "auto or an integer >= 1");
+          s.checkpoint_combos = static_cast<std::uint64_t>(*v);
+        }
+      }
     }
   }
 

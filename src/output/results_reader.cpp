@@ -183,6 +183,22 @@ LoadedResults read_results_hdf5(const std::string& path) {
   Closer cf{file, H5Fclose};
   if (H5Aexists(file, "complete") <= 0)
     fail(path, "results file is incomplete (the run that wrote it did not finish)");
+  if (read_number_attribute(file, "complete", path) != 1.0) {
+    // A checkpoint of a running or interrupted `kbt run` (docs/results.md).
+    std::string what = "incomplete results: the checkpoint of a kbt run that has not finished";
+    if (H5Aexists(file, "combos_done") > 0 && H5Aexists(file, "combos_total") > 0) {
+      std::uint64_t done = 0, total = 0;
+      Closer a{H5Aopen(file, "combos_done", H5P_DEFAULT), H5Aclose};
+      H5Aread(a.id, H5T_NATIVE_UINT64, &done);
+      Closer b{H5Aopen(file, "combos_total", H5P_DEFAULT), H5Aclose};
+      H5Aread(b.id, H5T_NATIVE_UINT64, &total);
+      what += " (" + std::to_string(done) + " of " + std::to_string(total) + " combos done)";
+    }
+    what += "; continue it with ";
+    what += H5Aexists(file, "resume_command") > 0 ? "'" + read_string_attribute(file, "resume_command", path) + "'"
+                                                  : std::string("kbt run CONFIG --resume");
+    fail(path, what);
+  }
 
   LoadedResults loaded;
   SweepResults& r = loaded.results;

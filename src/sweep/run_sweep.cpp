@@ -1,4 +1,5 @@
 #include <kbt/calibration.hpp>
+#include <kbt/checkpoint.hpp>
 #include <kbt/data_io.hpp>
 #include <kbt/error.hpp>
 #include <kbt/execution_spaces.hpp>
@@ -122,6 +123,15 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b) {
 
 }  // namespace
 
+std::uint64_t resolve_checkpoint_combos(std::uint64_t configured, std::size_t n_bars, std::size_t n_symbols,
+                                        const std::string& device, unsigned host_threads) {
+  if (configured > 0) return configured;
+  const std::uint64_t work = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(n_bars) * std::max<std::size_t>(n_symbols, 1));
+  const std::uint64_t target = device == "cuda" ? (std::uint64_t(1) << 33)
+                                                : (std::uint64_t(1) << 26) * std::max(1u, device == "serial" ? 1u : host_threads);
+  return std::min<std::uint64_t>(std::uint64_t(1) << 22, std::max<std::uint64_t>(256, target / work));
+}
+
 BarData load_run_data(const RunConfig& config) { return load_bars_hdf5(config.data_path, config.symbols); }
 
 SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const SweepRequest& request) {
@@ -160,20 +170,79 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   SimulationSettings sim_settings = config.simulation;
   sim_settings.periods_per_year = resolve_periods_per_year(bars, sim_settings);
 
+  // Chunks of combos (docs/sweep.md "Checkpoint chunks"): each finished chunk
+  // is committed to the checkpoint and reported to the progress callback.
+  unsigned chunk_threads = detail::resolve_thread_count(request.threads);  // the reference engine's
+  for (const auto& s : enabled_execution_spaces())
+    if (s.name == outcome.device_used) chunk_threads = static_cast<unsigned>(std::max(1, s.concurrency));
+  const std::uint64_t chunk = resolve_checkpoint_combos(
+      request.checkpoint_combos ? request.checkpoint_combos : config.sweep.checkpoint_combos, bars.n_bars(),
+      bars.n_symbols(), outcome.device_used, chunk_threads);
+  r.metrics.assign(n * n_metrics, 0.0);
+  std::optional<Checkpoint> checkpoint;
+  if (!request.checkpoint_path.empty()) {
+    const bool exists = std::filesystem::exists(request.checkpoint_path);
+    if (exists && !request.resume)
+      throw Error(ErrorCategory::config, request.checkpoint_path +
+                                             ": the checkpoint of an unfinished run exists; resume it, or delete it to "
+                                             "start over");
+    if (!exists && request.resume)
+      throw Error(ErrorCategory::io, request.checkpoint_path + ": no checkpoint to resume");
+    if (n == 0 && request.resume)
+      throw Error(ErrorCategory::config, request.checkpoint_path + ": cannot resume: this run has no combos to simulate");
+  }
+  if (!request.checkpoint_path.empty() && n > 0) {
+    CheckpointIdentity identity = CheckpointIdentity::with_data_file(config.data_path);
+    identity.config_yaml = config.source_yaml;
+    identity.device = outcome.device_used;
+    identity.precision = fp32 ? "fp32" : "fp64";
+    identity.sample = request.sample ? std::to_string(*request.sample) : std::string("none");
+    identity.sample_seed = request.sample ? std::to_string(request.sample_seed) : std::string("none");
+    for (const auto& sym : config.symbols) identity.symbols += (identity.symbols.empty() ? "" : ",") + sym;
+    identity.n_combos = n;
+    if (request.resume)
+      checkpoint.emplace(Checkpoint::resume(request.checkpoint_path, identity, r, r.metrics));
+    else
+      checkpoint.emplace(Checkpoint::create(request.checkpoint_path, identity, r, request.results_path,
+                                            request.resume_command));
+  }
+  const std::size_t resumed = checkpoint ? static_cast<std::size_t>(checkpoint->combos_done()) : 0;
+  if (resumed > 0 && !request.quiet)
+    std::fprintf(stderr, "kbt: resuming from %s: %zu of %zu combos already done\n", request.checkpoint_path.c_str(),
+                 resumed, n);
+  const auto t_chunks = Clock::now();
+  const auto report = [&](std::size_t done) {
+    if (!request.progress) return;
+    SweepProgress p;
+    p.done = done, p.total = n, p.resumed = resumed, p.seconds = seconds_since(t_chunks);
+    request.progress(p);
+  };
+  // After a chunk's metrics are in r.metrics.
+  const auto finish_chunk = [&](std::size_t first, std::size_t count) {
+    if (checkpoint) checkpoint->commit(first, count, &r.metrics[first * n_metrics]);
+    report(first + count);
+  };
+  std::size_t n_chunks = 0;
+
   double hoist_seconds = 0;
   bool top_k_on_device = false;  // selected by the kernel's space (device_top_k.hpp)
   auto t_sweep = Clock::now();
   if (outcome.device_used == "reference") {
-    r.metrics.assign(n * n_metrics, 0.0);
     // Param-free and window-only series are computed once and shared (same bits).
     ReferenceSeriesCache cache;
-    detail::host_parallel_for(n, detail::resolve_thread_count(request.threads), [&](std::size_t i) {
-      const double* values = &r.params[i * n_params];
-      const StrategyOutputs signals = evaluate_strategy_reference(program, bars, values, &cache);
-      const SimulationResult sim = simulate_reference(bars, sim_settings, signals);
-      std::copy(sim.metrics.begin(), sim.metrics.end(),
-                r.metrics.begin() + static_cast<std::ptrdiff_t>(i * n_metrics));
-    });
+    report(resumed);
+    for (std::size_t first = resumed; first < n; first += chunk, ++n_chunks) {
+      const std::size_t count = std::min<std::size_t>(chunk, n - first);
+      detail::host_parallel_for(count, detail::resolve_thread_count(request.threads), [&](std::size_t j) {
+        const std::size_t i = first + j;
+        const double* values = &r.params[i * n_params];
+        const StrategyOutputs signals = evaluate_strategy_reference(program, bars, values, &cache);
+        const SimulationResult sim = simulate_reference(bars, sim_settings, signals);
+        std::copy(sim.metrics.begin(), sim.metrics.end(),
+                  r.metrics.begin() + static_cast<std::ptrdiff_t>(i * n_metrics));
+      });
+      finish_chunk(first, count);
+    }
   } else {
     const auto t_hoist = Clock::now();
     const SweepPlan plan = make_sweep_plan(program, bars);
@@ -182,14 +251,54 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
     outcome.profile.set("hoisted_series", static_cast<double>(plan.hoisted_series.size()));
     outcome.profile.set("materialized_series", static_cast<double>(plan.materialized.size()));
     outcome.profile.set("series_bytes", static_cast<double>(plan.series_bytes(fp32 ? 4 : 8)));
-    KernelTopKRequest top_k_request;
-    top_k_request.objective = config.sweep.objective;
-    top_k_request.k = static_cast<std::size_t>(config.sweep.top_k);
-    top_k_request.combo_ids = r.combo_ids;
-    KernelSweepOutput kernel_out = run_sweep_kernel_with_top_k_on(outcome.device_used, fp32, program, plan, bars,
-                                                                  sim_settings, r.params, top_k_request);
-    r.metrics = std::move(kernel_out.metrics);
-    r.top_k = std::move(kernel_out.top_k);
+    const std::size_t k_best = static_cast<std::size_t>(config.sweep.top_k);
+    // The top-K of the union of per-chunk top-Ks is the global top-K: the
+    // order (objective, then combo id) is total. Candidates are global rows.
+    std::vector<std::size_t> candidates;
+    // The checkpoint's rows, a chunk at a time (bounded extra memory), selected
+    // on the host: same rows and order as the device selection
+    // (tests/unit/test_top_k_device.cpp).
+    for (std::size_t first = 0; first < resumed; first += chunk) {
+      const std::size_t count = std::min<std::size_t>(chunk, resumed - first);
+      const std::vector<double> done_metrics(r.metrics.begin() + static_cast<long>(first * n_metrics),
+                                             r.metrics.begin() + static_cast<long>((first + count) * n_metrics));
+      const std::vector<std::uint64_t> done_ids(r.combo_ids.begin() + static_cast<long>(first),
+                                                r.combo_ids.begin() + static_cast<long>(first + count));
+      for (const std::size_t row : select_top_k(done_metrics, done_ids, config.sweep.objective, k_best))
+        candidates.push_back(first + row);
+    }
+    report(resumed);
+    for (std::size_t first = resumed; first < n; first += chunk, ++n_chunks) {
+      const std::size_t count = std::min<std::size_t>(chunk, n - first);
+      const std::vector<double> chunk_params(r.params.begin() + static_cast<long>(first * n_params),
+                                             r.params.begin() + static_cast<long>((first + count) * n_params));
+      KernelTopKRequest top_k_request;
+      top_k_request.objective = config.sweep.objective;
+      top_k_request.k = k_best;
+      top_k_request.combo_ids.assign(r.combo_ids.begin() + static_cast<long>(first),
+                                     r.combo_ids.begin() + static_cast<long>(first + count));
+      KernelSweepOutput kernel_out = run_sweep_kernel_with_top_k_on(outcome.device_used, fp32, program, plan, bars,
+                                                                    sim_settings, chunk_params, top_k_request);
+      if (kernel_out.metrics.size() != count * n_metrics)
+        throw Error(ErrorCategory::internal, "sweep kernel returned the wrong number of combos");
+      std::copy(kernel_out.metrics.begin(), kernel_out.metrics.end(),
+                r.metrics.begin() + static_cast<std::ptrdiff_t>(first * n_metrics));
+      for (const std::size_t row : kernel_out.top_k) candidates.push_back(first + row);
+      finish_chunk(first, count);
+    }
+    {
+      std::vector<double> cand_metrics;
+      std::vector<std::uint64_t> cand_ids;
+      cand_metrics.reserve(candidates.size() * n_metrics);
+      for (const std::size_t row : candidates) {
+        cand_metrics.insert(cand_metrics.end(), r.metrics.begin() + static_cast<long>(row * n_metrics),
+                            r.metrics.begin() + static_cast<long>((row + 1) * n_metrics));
+        cand_ids.push_back(r.combo_ids[row]);
+      }
+      r.top_k.clear();
+      for (const std::size_t j : select_top_k(cand_metrics, cand_ids, config.sweep.objective, k_best))
+        r.top_k.push_back(candidates[j]);
+    }
     top_k_on_device = true;
     if (fp32 && n > 0) {
       // Ranking check: an fp64 re-run of a deterministic sample of combos.
@@ -254,12 +363,17 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   if (request.sample) prof.set("sample_seed", std::to_string(request.sample_seed));  // text: exact for any uint64
   prof.set("threads", static_cast<double>(detail::resolve_thread_count(request.threads)));
   prof.set("seconds_compile", compile_seconds);
+  prof.set("checkpoint_combos", static_cast<double>(chunk));
+  prof.set("chunks", static_cast<double>(n_chunks));
+  prof.set("resumed_combos", static_cast<double>(resumed));
   prof.set("seconds_sweep", sweep_seconds);
   prof.set("seconds_topk", topk_seconds);  // host selection only; on a kernel space it is part of the sweep
   prof.set("topk_selected_on", top_k_on_device ? outcome.device_used : std::string("host"));
-  prof.set("combos_per_second", sweep_seconds > 0 ? n / sweep_seconds : 0.0);
+  // Rates count the combos this process simulated (not those of a checkpoint).
+  const double simulated = static_cast<double>(n - resumed);
+  prof.set("combos_per_second", sweep_seconds > 0 ? simulated / sweep_seconds : 0.0);
   prof.set("bar_combos_per_second",
-           sweep_seconds > 0 ? static_cast<double>(n) * static_cast<double>(bars.n_bars()) / sweep_seconds : 0.0);
+           sweep_seconds > 0 ? simulated * static_cast<double>(bars.n_bars()) / sweep_seconds : 0.0);
   return outcome;
 }
 

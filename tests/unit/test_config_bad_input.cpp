@@ -29,6 +29,7 @@ const BadConfig bad_configs[] = {
     {"wrong_type_fill.yaml", "[config]", "12:9", "simulation.fill must be one of close, next_open (got '3')"},
     {"wrong_value_fill.yaml", "[config]", "12:9", "simulation.fill must be one of close, next_open (got 'midpoint')"},
     {"wrong_type_top_k.yaml", "[config]", "12:10", "sweep.top_k must be an integer >= 1 (got 'abc')"},
+    {"zero_checkpoint_combos.yaml", "[config]", "12:22", "sweep.checkpoint_combos must be auto or an integer >= 1 (got '0')"},
     {"negative_initial_capital.yaml", "[config]", "12:20", "simulation.initial_capital must be a number > 0 (got '-5')"},
     {"empty_values.yaml", "[grid]", "4:17", "parameter 'k' values is empty"},
     {"negative_step.yaml", "[grid]", "4:27", "parameter 'fast' range: step must be > 0 (got -5)"},

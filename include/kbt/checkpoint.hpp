@@ -1,0 +1,76 @@
+#pragma once
+// The checkpoint of a running sweep (docs/results.md "Incomplete runs and
+// --resume"): a sibling HDF5 file `<results>.partial.h5` holding the run's
+// identity, every combo's params and the metrics of the combos finished so
+// far. Its root attribute `complete` is 0, so that no results reader takes it
+// for a finished run; `combos_done` counts the finished combos (rows
+// [0, combos_done) of /metrics are final).
+
+#include <kbt/results.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kbt {
+
+// What a checkpoint must share with the run that resumes it.
+struct CheckpointIdentity {
+  std::string kbt_version;
+  std::string config_yaml;  // the config text as run
+  std::string data_path;    // absolute
+  std::string data_size;    // bytes, decimal
+  std::string data_mtime;   // file modification time, the filesystem clock's ticks, decimal
+  std::string device;       // the space that runs the sweep ("reference", "serial", ...)
+  std::string precision;    // fp64 | fp32
+  std::string sample;       // "none" or the --sample count
+  std::string sample_seed;
+  std::string symbols;      // the config's symbol subset, comma-separated
+  std::uint64_t n_combos = 0;
+
+  // Identity of the data file at `data_path` now (size and mtime filled in).
+  static CheckpointIdentity with_data_file(const std::string& data_path);
+};
+
+// "<results_path>.partial.h5".
+std::string checkpoint_path_for(const std::string& results_path);
+
+struct CheckpointStatus {
+  std::uint64_t combos_done = 0, combos_total = 0;
+  std::string results_path, resume_command;
+};
+// The status attributes of a checkpoint file; throws kbt::Error when `path`
+// is not one (or cannot be opened now).
+CheckpointStatus read_checkpoint_status(const std::string& path);
+
+class Checkpoint {
+ public:
+  // Writes a new checkpoint with 0 combos done (atomically: the file appears
+  // whole). `results` supplies param_names, combo_ids and params.
+  static Checkpoint create(const std::string& path, const CheckpointIdentity& identity, const SweepResults& results,
+                           const std::string& results_path, const std::string& resume_command);
+  // Opens an existing checkpoint, refuses it (kbt::Error naming what differs)
+  // unless it belongs to this run, and copies the finished rows' metrics into
+  // `metrics` ([n_combos][n_metrics], row-major, already sized).
+  static Checkpoint resume(const std::string& path, const CheckpointIdentity& identity, const SweepResults& results,
+                           std::vector<double>& metrics);
+
+  const std::string& path() const { return path_; }
+  std::uint64_t combos_done() const { return done_; }
+  // Writes rows [first, first + count) (`metrics` points at row `first` of a
+  // row-major [n][n_metrics] matrix), flushes, then sets combos_done to
+  // first + count. `first` must equal combos_done(). An interruption at any
+  // point leaves a checkpoint whose combos_done rows are whole.
+  void commit(std::uint64_t first, std::uint64_t count, const double* metrics);
+
+ private:
+  Checkpoint(std::string path, std::uint64_t done, std::uint64_t total)
+      : path_(std::move(path)), done_(done), total_(total) {}
+  std::string path_;
+  std::uint64_t done_ = 0, total_ = 0;
+};
+
+// Removes the checkpoint file (no error when absent).
+void remove_checkpoint(const std::string& path);
+
+}  // namespace kbt

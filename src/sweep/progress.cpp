@@ -1,0 +1,60 @@
+// The progress line of `kbt run` (include/kbt/progress.hpp).
+
+#include <kbt/progress.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace kbt {
+namespace {
+
+std::string with_separators(std::uint64_t v) {
+  std::string digits = std::to_string(v), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string rate_text(double rate) {
+  if (rate >= 100) return with_separators(static_cast<std::uint64_t>(std::llround(rate)));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", rate);
+  return buf;
+}
+
+}  // namespace
+
+std::string format_duration(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "--";
+  const auto s = static_cast<long long>(std::llround(seconds));
+  char buf[48];
+  if (s < 60)
+    std::snprintf(buf, sizeof buf, "%llds", s);
+  else if (s < 3600)
+    std::snprintf(buf, sizeof buf, "%lldm%02llds", s / 60, s % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%lldh%02lldm", s / 3600, (s % 3600) / 60);
+  return buf;
+}
+
+std::string format_progress_line(const SweepProgress& p) {
+  std::string line = with_separators(p.done) + " / " + with_separators(p.total) + " combos";
+  char pct[32];
+  const double fraction = p.total > 0 ? static_cast<double>(p.done) / static_cast<double>(p.total) : 1.0;
+  std::snprintf(pct, sizeof pct, " (%.1f%%)", 100.0 * fraction);
+  line += pct;
+  const std::uint64_t simulated = p.done > p.resumed ? p.done - p.resumed : 0;
+  if (simulated > 0 && p.seconds > 0 && std::isfinite(p.seconds)) {
+    const double rate = static_cast<double>(simulated) / p.seconds;
+    line += ", " + rate_text(rate) + " combos/s, ETA " +
+            format_duration(static_cast<double>(p.total - std::min(p.done, p.total)) / rate);
+  } else {
+    line += ", -- combos/s, ETA --";
+  }
+  return line;
+}
+
+}  // namespace kbt

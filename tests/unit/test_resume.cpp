@@ -1,0 +1,576 @@
+// Checkpoint chunks, the progress line, checkpoints and --resume
+// (docs/sweep.md "Checkpoint chunks", docs/results.md "Incomplete runs").
+
+#include <gtest/gtest.h>
+#include <kbt/checkpoint.hpp>
+#include <kbt/config_loader.hpp>
+#include <kbt/error.hpp>
+#include <kbt/execution_spaces.hpp>
+#include <kbt/progress.hpp>
+#include <kbt/results.hpp>
+#include <kbt/sweep.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+#include <unistd.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string config_file(const std::string& name) { return std::string(KBT_SOURCE_DIR) + "/configs/" + name; }
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+fs::path scratch(const std::string& name) {
+  const auto dir = fs::temp_directory_path() / ("kbt_resume_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+bool space_enabled(const std::string& name) {
+  for (const auto& s : kbt::enabled_execution_spaces())
+    if (s.name == name) return true;
+  return false;
+}
+
+// Metrics by their bits, row by row, and the top-K rows in order.
+void expect_same_results(const kbt::SweepResults& a, const kbt::SweepResults& b) {
+  ASSERT_EQ(a.combo_ids, b.combo_ids);
+  ASSERT_EQ(a.params.size(), b.params.size());
+  for (std::size_t i = 0; i < a.params.size(); ++i) ASSERT_TRUE(same_bits(a.params[i], b.params[i])) << i;
+  ASSERT_EQ(a.metrics.size(), b.metrics.size());
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < a.metrics.size(); ++i) differ += !same_bits(a.metrics[i], b.metrics[i]);
+  EXPECT_EQ(differ, 0u);
+  EXPECT_EQ(a.top_k, b.top_k);
+}
+
+// configs/sma_cross.yaml with a small top-K (so that chunks' top-Ks must be merged).
+kbt::RunConfig sma_config(std::size_t top_k = 7) {
+  kbt::RunConfig c = kbt::load_run_config(config_file("sma_cross.yaml"));
+  c.sweep.top_k = static_cast<std::int64_t>(top_k);
+  return c;
+}
+
+kbt::SweepRequest request_on(const std::string& device, std::uint64_t chunk) {
+  kbt::SweepRequest r;
+  r.device = device;
+  r.quiet = true;
+  r.threads = 2;
+  r.checkpoint_combos = chunk;
+  return r;
+}
+
+double profile_number(const kbt::RunProfile& p, const std::string& key) {
+  for (const auto& [k, v] : p.numbers)
+    if (k == key) return v;
+  return -1;
+}
+
+// The reference engine and every enabled kernel space.
+std::vector<std::string> result_devices() {
+  std::vector<std::string> d{"reference"};
+  for (const auto& s : kbt::enabled_execution_spaces()) d.push_back(s.name);
+  return d;
+}
+
+}  // namespace
+
+// ---- the progress line ----
+
+TEST(ResumeProgress, LineShowsCountsRateAndEta) {
+  kbt::SweepProgress p;
+  p.done = 2500, p.total = 10000, p.seconds = 5;
+  EXPECT_EQ(kbt::format_progress_line(p), "2,500 / 10,000 combos (25.0%), 500 combos/s, ETA 15s");
+  p.done = 1000000, p.total = 100000000, p.seconds = 10;
+  EXPECT_EQ(kbt::format_progress_line(p), "1,000,000 / 100,000,000 combos (1.0%), 100,000 combos/s, ETA 16m30s");
+  p.done = 3, p.total = 10, p.seconds = 2;
+  EXPECT_EQ(kbt::format_progress_line(p), "3 / 10 combos (30.0%), 1.5 combos/s, ETA 5s");
+  p.done = 174, p.total = 174, p.seconds = 0.5;
+  EXPECT_EQ(kbt::format_progress_line(p), "174 / 174 combos (100.0%), 348 combos/s, ETA 0s");
+}
+
+TEST(ResumeProgress, RateCountsOnlyCombosSimulatedByThisProcess) {
+  kbt::SweepProgress p;
+  p.total = 10000, p.done = 6000, p.resumed = 5000, p.seconds = 10;
+  EXPECT_EQ(kbt::format_progress_line(p), "6,000 / 10,000 combos (60.0%), 100 combos/s, ETA 40s");
+  p.done = 5000, p.seconds = 3;  // nothing simulated yet
+  EXPECT_EQ(kbt::format_progress_line(p), "5,000 / 10,000 combos (50.0%), -- combos/s, ETA --");
+  p.resumed = 0, p.done = 0, p.seconds = 0;
+  EXPECT_EQ(kbt::format_progress_line(p), "0 / 10,000 combos (0.0%), -- combos/s, ETA --");
+}
+
+TEST(ResumeProgress, Durations) {
+  EXPECT_EQ(kbt::format_duration(0), "0s");
+  EXPECT_EQ(kbt::format_duration(59.4), "59s");
+  EXPECT_EQ(kbt::format_duration(125), "2m05s");
+  EXPECT_EQ(kbt::format_duration(3 * 3600 + 7 * 60 + 5), "3h07m");
+  EXPECT_EQ(kbt::format_duration(-1), "--");
+  EXPECT_EQ(kbt::format_duration(std::nan("")), "--");
+}
+
+// ---- chunk size ----
+
+TEST(ResumeChunks, AutoChunkSizeFollowsTheWork) {
+  EXPECT_EQ(kbt::resolve_checkpoint_combos(100, 1000000, 10, "serial", 1), 100u);
+  EXPECT_EQ(kbt::resolve_checkpoint_combos(0, 4096, 1, "serial", 8), std::uint64_t(1) << 14);  // 2^26 / 2^12
+  EXPECT_EQ(kbt::resolve_checkpoint_combos(0, 1024, 4, "reference", 2), std::uint64_t(1) << 15);
+  EXPECT_EQ(kbt::resolve_checkpoint_combos(0, 4096, 1, "openmp", 4), std::uint64_t(1) << 16);
+  EXPECT_EQ(kbt::resolve_checkpoint_combos(0, 4096, 1, "cuda", 1), std::uint64_t(1) << 21);    // 2^33 / 2^12
+  EXPECT_EQ(kbt::resolve_checkpoint_combos(0, 10, 1, "cuda", 1), std::uint64_t(1) << 22);      // at most 2^22
+  EXPECT_EQ(kbt::resolve_checkpoint_combos(0, 100000000, 50, "serial", 1), 256u);              // at least 256
+}
+
+TEST(ResumeChunks, ConfigKeyIsValidatedAtItsLine) {
+  const std::string pre = "data: d.h5\nstrategy:\n  params: {a: [1, 2]}\n  position: 1\n";
+  EXPECT_EQ(kbt::parse_run_config(pre + "sweep: {checkpoint_combos: 512}\n", "cfg.yaml", "").sweep.checkpoint_combos, 512u);
+  EXPECT_EQ(kbt::parse_run_config(pre + "sweep: {checkpoint_combos: auto}\n", "cfg.yaml", "").sweep.checkpoint_combos, 0u);
+  EXPECT_EQ(kbt::parse_run_config(pre, "cfg.yaml", "").sweep.checkpoint_combos, 0u);
+  for (const std::string bad : {"0", "-3", "1.5", "many", "[1]"}) {
+    try {
+      kbt::parse_run_config(pre + "sweep: {checkpoint_combos: " + bad + "}\n", "cfg.yaml", "");
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const kbt::Error& e) {
+      EXPECT_EQ(e.category(), kbt::ErrorCategory::config);
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find("cfg.yaml:5:28: "), std::string::npos) << msg;
+      EXPECT_NE(msg.find("sweep.checkpoint_combos must be auto or an integer >= 1"), std::string::npos) << msg;
+    }
+  }
+}
+
+// Chunked and unchunked sweeps: the same metrics (bits) and top-K, on the
+// reference engine and the Serial kernel, with chunks that do not divide the
+// combos and a top-K smaller than a chunk.
+TEST(ResumeChunks, ChunkedEqualsUnchunkedBits) {
+  const kbt::RunConfig config = sma_config();
+  const kbt::BarData bars = kbt::load_run_data(config);
+  for (const auto& device : result_devices()) {
+    SCOPED_TRACE(device);
+    const auto whole = kbt::run_sweep(config, bars, request_on(device, 1u << 30));
+    ASSERT_EQ(whole.device_used, device);
+    EXPECT_EQ(profile_number(whole.profile, "chunks"), 1);
+    ASSERT_EQ(whole.results.top_k.size(), 7u);
+    for (const std::uint64_t chunk : {1u, 5u, 13u, 173u}) {
+      SCOPED_TRACE(chunk);
+      std::vector<kbt::SweepProgress> seen;
+      auto req = request_on(device, chunk);
+      req.progress = [&](const kbt::SweepProgress& p) { seen.push_back(p); };
+      const auto chunked = kbt::run_sweep(config, bars, req);
+      expect_same_results(whole.results, chunked.results);
+      const std::size_t n = whole.results.n_rows(), chunks = (n + chunk - 1) / chunk;
+      EXPECT_EQ(profile_number(chunked.profile, "chunks"), static_cast<double>(chunks));
+      // Once before the first chunk, then after each.
+      ASSERT_EQ(seen.size(), chunks + 1);
+      EXPECT_EQ(seen.front().done, 0u);
+      EXPECT_EQ(seen.back().done, n);
+      for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_EQ(seen[i].done, std::min<std::size_t>(n, i * chunk));
+    }
+  }
+}
+
+// Ties and ineligible combos across chunk boundaries: min_trades excludes
+// many, and total_return ties (flat combos) are broken by combo id.
+TEST(ResumeChunks, ChunkedTopKWithTiesAndIneligibleCombos) {
+  kbt::RunConfig config = sma_config(40);
+  config.sweep.objective.metric = "n_trades";
+  config.sweep.objective.min_trades = 30;
+  config.sweep.objective.maximize = false;
+  const kbt::BarData bars = kbt::load_run_data(config);
+  for (const auto& device : result_devices()) {
+    SCOPED_TRACE(device);
+    const auto whole = kbt::run_sweep(config, bars, request_on(device, 1u << 30));
+    ASSERT_FALSE(whole.results.top_k.empty());
+    for (const std::uint64_t chunk : {3u, 16u}) expect_same_results(whole.results, kbt::run_sweep(config, bars, request_on(device, chunk)).results);
+  }
+}
+
+// fp32 sweeps: the chunks' float metrics and top-K are the unchunked ones too.
+TEST(ResumeChunks, ChunkedEqualsUnchunkedInFp32) {
+  kbt::RunConfig config = sma_config(9);
+  config.sweep.precision = "fp32";
+  const kbt::BarData bars = kbt::load_run_data(config);
+  for (const auto& s : kbt::enabled_execution_spaces()) {
+    SCOPED_TRACE(s.name);
+    const auto whole = kbt::run_sweep(config, bars, request_on(s.name, 1u << 30));
+    const auto chunked = kbt::run_sweep(config, bars, request_on(s.name, 11));
+    expect_same_results(whole.results, chunked.results);
+    EXPECT_EQ(profile_number(chunked.profile, "fp32_spearman_vs_fp64"),
+              profile_number(whole.profile, "fp32_spearman_vs_fp64"));
+  }
+}
+
+// ---- checkpoints and resume in the library ----
+
+namespace {
+
+struct Interrupted {};
+
+// Runs with a checkpoint and stops (an exception from the progress callback)
+// once `stop_after` combos are done.
+void run_until(const kbt::RunConfig& config, const kbt::BarData& bars, kbt::SweepRequest req, std::size_t stop_after) {
+  req.progress = [&](const kbt::SweepProgress& p) {
+    if (p.done >= stop_after) throw Interrupted{};
+  };
+  EXPECT_THROW(kbt::run_sweep(config, bars, req), Interrupted);
+}
+
+}  // namespace
+
+TEST(ResumeCheckpoint, InterruptedRunResumesToTheSameBits) {
+  const auto dir = scratch("lib");
+  const kbt::RunConfig config = sma_config();
+  const kbt::BarData bars = kbt::load_run_data(config);
+  for (const auto& device : result_devices()) {
+    SCOPED_TRACE(device);
+    const auto whole = kbt::run_sweep(config, bars, request_on(device, 1u << 30));
+    const std::string ckpt = (dir / (device + ".h5.partial.h5")).string();
+    auto req = request_on(device, 16);
+    req.checkpoint_path = ckpt;
+    req.results_path = (dir / (device + ".h5")).string();
+    req.resume_command = "kbt run sma.yaml --resume";
+    run_until(config, bars, req, 48);
+    ASSERT_TRUE(fs::exists(ckpt));
+    const auto status = kbt::read_checkpoint_status(ckpt);
+    EXPECT_EQ(status.combos_done, 48u);
+    EXPECT_EQ(status.combos_total, whole.results.n_rows());
+    EXPECT_EQ(status.results_path, req.results_path);
+    // No results reader takes it for a finished run.
+    try {
+      kbt::read_results_hdf5(ckpt);
+      ADD_FAILURE() << "checkpoint read as results";
+    } catch (const kbt::Error& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find(ckpt + ": incomplete results"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("48 of 174 combos done"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("'kbt run sma.yaml --resume'"), std::string::npos) << msg;
+    }
+    // A new run must not start over it.
+    auto fresh = req;
+    EXPECT_THROW(kbt::run_sweep(config, bars, fresh), kbt::Error);
+    // Resume (in chunks of another size): only the remaining combos are simulated.
+    std::vector<kbt::SweepProgress> seen;
+    req.resume = true;
+    req.checkpoint_combos = 5;
+    req.progress = [&](const kbt::SweepProgress& p) { seen.push_back(p); };
+    const auto resumed = kbt::run_sweep(config, bars, req);
+    expect_same_results(whole.results, resumed.results);
+    EXPECT_EQ(profile_number(resumed.profile, "resumed_combos"), 48);
+    ASSERT_FALSE(seen.empty());
+    EXPECT_EQ(seen.front().done, 48u);
+    EXPECT_EQ(seen.front().resumed, 48u);
+    EXPECT_EQ(kbt::read_checkpoint_status(ckpt).combos_done, 174u);
+    // A second resume of a finished checkpoint simulates nothing and gives the same results.
+    const auto again = kbt::run_sweep(config, bars, req);
+    expect_same_results(whole.results, again.results);
+    EXPECT_EQ(profile_number(again.profile, "chunks"), 0);
+  }
+}
+
+TEST(ResumeCheckpoint, ResumeRefusesAnotherRunsCheckpoint) {
+  const auto dir = scratch("identity");
+  // A private copy of the data, so that its mtime can change.
+  const auto data = dir / "data.h5";
+  fs::copy_file(std::string(KBT_SOURCE_DIR) + "/data/sample.h5", data);
+  const auto cfg_path = dir / "cfg.yaml";
+  const std::string yaml = "data: data.h5\nstrategy:\n  params:\n    fast: {range: [5, 50, 5]}\n"
+                           "    slow: {range: [20, 200, 10]}\n  constraints: [\"fast < slow\"]\n"
+                           "  signals:\n    f: sma(close, fast)\n    s: sma(close, slow)\n"
+                           "  position: where(f > s, 1, -1)\nsweep: {top_k: 5}\n";
+  std::ofstream(cfg_path) << yaml;
+  const kbt::RunConfig config = kbt::load_run_config(cfg_path.string());
+  const kbt::BarData bars = kbt::load_run_data(config);
+  const std::string ckpt = (dir / "r.h5.partial.h5").string();
+  auto req = request_on("reference", 20);
+  req.checkpoint_path = ckpt;
+  run_until(config, bars, req, 20);
+  ASSERT_TRUE(fs::exists(ckpt));
+  req.resume = true;
+  const auto refused = [&](const kbt::RunConfig& c, const kbt::SweepRequest& r, const std::string& what) {
+    try {
+      kbt::run_sweep(c, bars, r);
+      ADD_FAILURE() << what << ": resumed";
+    } catch (const kbt::Error& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find(ckpt + ": cannot resume: "), std::string::npos) << msg;
+      EXPECT_NE(msg.find(what), std::string::npos) << msg;
+      EXPECT_NE(msg.find("delete it to start over"), std::string::npos) << msg;
+    }
+  };
+  if (space_enabled("serial")) {
+    auto r = req;
+    r.device = "serial";
+    refused(config, r, "the checkpoint's device is 'reference', this run's is 'serial'");
+  }
+  {
+    auto r = req;
+    r.sample = 50;
+    r.sample_seed = 1;
+    refused(config, r, "the checkpoint's sample is 'none', this run's is '50'");
+  }
+  {
+    const kbt::RunConfig other = kbt::parse_run_config(yaml + "# edited\n", cfg_path.string(), dir.string());
+    refused(other, req, "the config text differs");
+  }
+  {
+    fs::last_write_time(data, fs::last_write_time(data) + std::chrono::seconds(5));
+    refused(config, req, "the checkpoint's data_mtime is");
+  }
+}
+
+// Creation is exclusive: a checkpoint that appears between the check and the
+// creation (two runs on one output at once) is not overwritten.
+TEST(ResumeCheckpoint, CreationNeverOverwritesAnotherCheckpoint) {
+  const auto dir = scratch("exclusive");
+  kbt::SweepResults r;
+  r.param_names = {"a"};
+  r.combo_ids = {0, 1, 2};
+  r.params = {1, 2, 3};
+  kbt::CheckpointIdentity id = kbt::CheckpointIdentity::with_data_file(std::string(KBT_SOURCE_DIR) + "/data/sample.h5");
+  id.n_combos = 3;
+  const std::string path = (dir / "r.h5.partial.h5").string();
+  auto first = kbt::Checkpoint::create(path, id, r, "r.h5", "kbt run first --resume");
+  const std::vector<double> rows(2 * kbt::n_metrics, 0.5);
+  first.commit(0, 2, rows.data());
+  try {
+    kbt::Checkpoint::create(path, id, r, "r.h5", "kbt run second --resume");
+    ADD_FAILURE() << "overwritten";
+  } catch (const kbt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("appeared meanwhile"), std::string::npos) << e.what();
+  }
+  const auto status = kbt::read_checkpoint_status(path);
+  EXPECT_EQ(status.combos_done, 2u);
+  EXPECT_EQ(status.resume_command, "kbt run first --resume");
+  // No temporary left behind.
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir)) files.push_back(e.path().filename().string());
+  EXPECT_EQ(files, std::vector<std::string>{"r.h5.partial.h5"});
+  // Commits go in order.
+  EXPECT_THROW(first.commit(0, 1, rows.data()), kbt::Error);
+  EXPECT_THROW(first.commit(2, 2, rows.data()), kbt::Error);  // past the end
+}
+
+// ---- the CLI: a run killed with SIGKILL, then --resume ----
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <fcntl.h>
+#include <sys/wait.h>
+
+#include "support/cli_runner.hpp"
+
+namespace {
+
+// Starts `kbt args...` with stdout/stderr to `log`; returns its pid.
+pid_t spawn_kbt(const std::vector<std::string>& args, const std::string& log) {
+  std::vector<std::string> argv_s{KBT_CLI_PATH};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : argv_s) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) ::dup2(fd, 1), ::dup2(fd, 2);
+    ::execv(KBT_CLI_PATH, argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream f(p);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+TEST(ResumeCli, KilledRunIsMarkedIncompleteAndResumesToTheSameFile) {
+  const auto dir = scratch("cli");
+  const auto data = (dir / "synth.h5").string();
+  const auto synth = kbt::test::run_kbt("data synth --out " + data + " --symbols 1 --bars 50000 --freq 1h --seed 7");
+  ASSERT_EQ(synth.exit_code, 0) << synth.output;
+  const auto cfg = (dir / "cfg.yaml").string();
+  std::ofstream(cfg) << "data: synth.h5\nstrategy:\n  params:\n    fast: {range: [2, 40, 2]}\n"
+                        "    slow: {range: [10, 200, 10]}\n  constraints: [\"fast < slow\"]\n"
+                        "  signals:\n    f: ema(close, fast)\n    s: sma(close, slow)\n"
+                        "  position: where(f > s, 1, -1)\n"
+                        "simulation: {fee_bps: 5}\n"
+                        "sweep: {top_k: 25, checkpoint_combos: 8, objective: {metric: sharpe, min_trades: 5}}\n"
+                        "verify: {top_n: 10}\n";
+  const auto out = (dir / "r.h5").string(), ckpt = out + ".partial.h5", full = (dir / "full.h5").string();
+  const std::vector<std::string> args{"run", cfg, "--device", "reference", "--threads", "1", "--out", out};
+
+  const pid_t pid = spawn_kbt(args, (dir / "killed.log").string());
+  ASSERT_GT(pid, 0);
+  // Wait (bounded) for at least one committed chunk, then kill.
+  bool killed = false, exited = false;
+  std::uint64_t done_seen = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      exited = true;
+      break;
+    }
+    if (fs::exists(ckpt)) {
+      try {
+        done_seen = kbt::read_checkpoint_status(ckpt).combos_done;
+      } catch (const kbt::Error&) {
+        done_seen = 0;  // being written now
+      }
+      if (done_seen >= 8) {
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, &status, 0);
+        killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+        break;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  if (!killed && !exited) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+  }
+  ASSERT_FALSE(exited) << "the run finished before a checkpoint was seen: " << read_text(dir / "killed.log");
+  ASSERT_TRUE(killed) << "no checkpoint within 20 s: " << read_text(dir / "killed.log");
+
+  // The killed run left a checkpoint marked incomplete, and no results file.
+  EXPECT_FALSE(fs::exists(out));
+  ASSERT_TRUE(fs::exists(ckpt));
+  const auto status = kbt::read_checkpoint_status(ckpt);
+  EXPECT_GE(status.combos_done, 8u);
+  EXPECT_LT(status.combos_done, status.combos_total);
+  EXPECT_EQ(status.combos_done % 8, 0u);
+  for (const std::string cmd : {"show " + ckpt, "verify " + ckpt, "plot " + ckpt + " --x fast --y slow --out " + (dir / "p.png").string()}) {
+    const auto r = kbt::test::run_kbt(cmd);
+    EXPECT_NE(r.exit_code, 0) << cmd;
+    EXPECT_NE(r.output.find(ckpt + ": incomplete results"), std::string::npos) << cmd << "\n" << r.output;
+    EXPECT_NE(r.output.find("--resume"), std::string::npos) << cmd << "\n" << r.output;
+  }
+  // Without --resume the checkpoint is refused, and kept.
+  {
+    const auto r = kbt::test::run_kbt("run " + cfg + " --device reference --quiet --out " + out);
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("continue it with --resume, or delete it to start over"), std::string::npos) << r.output;
+    EXPECT_TRUE(fs::exists(ckpt));
+    EXPECT_EQ(kbt::read_checkpoint_status(ckpt).combos_done, status.combos_done);
+  }
+  // Resume on another device is refused.
+  {
+    const auto r = kbt::test::run_kbt("run " + cfg + " --device serial --quiet --resume --out " + out);
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("cannot resume"), std::string::npos) << r.output;
+  }
+  // --resume finishes the run: the results file, no checkpoint.
+  {
+    const auto r = kbt::test::run_kbt("run " + cfg + " --device reference --threads 2 --resume --profile --out " + out);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("resuming from " + ckpt), std::string::npos) << r.output;
+    EXPECT_TRUE(fs::exists(out));
+    EXPECT_FALSE(fs::exists(ckpt));
+  }
+  // --resume with nothing to resume.
+  {
+    const auto r = kbt::test::run_kbt("run " + cfg + " --device reference --quiet --resume --out " + out);
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("nothing to resume"), std::string::npos) << r.output;
+  }
+  // The same file as an uninterrupted run: params, metrics, top-K, verification.
+  {
+    const auto r = kbt::test::run_kbt("run " + cfg + " --device reference --threads 2 --quiet --out " + full);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  const auto a = kbt::read_results_hdf5(full), b = kbt::read_results_hdf5(out);
+  expect_same_results(a.results, b.results);
+  EXPECT_EQ(a.results.param_names, b.results.param_names);
+  ASSERT_TRUE(a.verification && b.verification);
+  const auto& va = *a.verification;
+  const auto& vb = *b.verification;
+  EXPECT_EQ(va.rows, vb.rows);
+  EXPECT_EQ(va.combo_ids, vb.combo_ids);
+  EXPECT_EQ(va.rank_before, vb.rank_before);
+  EXPECT_EQ(va.rank_after, vb.rank_after);
+  EXPECT_EQ(va.mismatch, vb.mismatch);
+  ASSERT_EQ(va.metrics.size(), vb.metrics.size());
+  for (std::size_t i = 0; i < va.metrics.size(); ++i) EXPECT_TRUE(same_bits(va.metrics[i], vb.metrics[i])) << i;
+  EXPECT_EQ(vb.n_mismatches(), 0u);
+  for (const auto& [k, v] : b.profile.numbers)
+    if (k == "resumed_combos") EXPECT_EQ(v, static_cast<double>(status.combos_done));
+  fs::remove_all(dir);
+}
+
+// ---- the progress line on a terminal ----
+
+namespace {
+
+// Runs `kbt args...` with stderr on a pseudo-terminal (stdout to /dev/null)
+// and returns what the terminal received.
+std::string run_kbt_on_terminal(const std::vector<std::string>& args) {
+  const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+  if (master < 0 || ::grantpt(master) != 0 || ::unlockpt(master) != 0) return "<no pty>";
+  const std::string slave_name = ::ptsname(master);
+  std::vector<std::string> argv_s{KBT_CLI_PATH};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : argv_s) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setsid();
+    const int slave = ::open(slave_name.c_str(), O_RDWR);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(slave, 2);
+    ::close(master);
+    ::execv(KBT_CLI_PATH, argv.data());
+    ::_exit(127);
+  }
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    const ssize_t k = ::read(master, buf, sizeof buf);
+    if (k > 0) out.append(buf, static_cast<std::size_t>(k));
+    else if (k < 0 && errno == EINTR) continue;
+    else break;  // EIO: the child closed the terminal
+  }
+  ::waitpid(pid, nullptr, 0);
+  ::close(master);
+  return out;
+}
+
+}  // namespace
+
+TEST(ResumeProgress, LineOnATerminalOnlyAndNotWithQuiet) {
+  const auto dir = scratch("tty");
+  const std::vector<std::string> base{"run", config_file("sma_cross.yaml"), "--device", "reference", "--no-verify"};
+  auto args = base;
+  args.insert(args.end(), {"--out", (dir / "a.h5").string()});
+  const std::string tty = run_kbt_on_terminal(args);
+  if (tty == "<no pty>") GTEST_SKIP() << "no pseudo-terminal on this machine";
+  // Before the first chunk and after it (174 combos: one auto chunk), each
+  // rewriting the line in place; a newline at the end.
+  EXPECT_NE(tty.find("\rkbt: 0 / 174 combos (0.0%), -- combos/s, ETA --\033[K"), std::string::npos) << tty;
+  const auto last = tty.find("\rkbt: 174 / 174 combos (100.0%), ");
+  ASSERT_NE(last, std::string::npos) << tty;
+  EXPECT_NE(tty.find("combos/s, ETA 0s\033[K\r\n", last), std::string::npos) << tty;  // the terminal maps \n to \r\n
+  // --quiet: nothing.
+  args = base;
+  args.insert(args.end(), {"--quiet", "--out", (dir / "b.h5").string()});
+  const std::string quiet = run_kbt_on_terminal(args);
+  EXPECT_EQ(quiet.find("combos ("), std::string::npos) << quiet;
+  // Not a terminal (a pipe): nothing either.
+  const auto piped = kbt::test::run_kbt("run " + config_file("sma_cross.yaml") + " --device reference --no-verify --out " +
+                                        (dir / "c.h5").string());
+  ASSERT_EQ(piped.exit_code, 0) << piped.output;
+  EXPECT_EQ(piped.output.find("combos ("), std::string::npos) << piped.output;
+  EXPECT_EQ(piped.output.find('\r'), std::string::npos) << piped.output;
+  fs::remove_all(dir);
+}
