@@ -268,6 +268,9 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
         candidates.push_back(first + row);
     }
     report(resumed);
+    // Set up once (data and series uploaded); each chunk moves only its combos.
+    const std::unique_ptr<KernelSweepRunner> runner =
+        resumed < n ? make_kernel_sweep_runner(outcome.device_used, fp32, program, plan, bars, sim_settings) : nullptr;
     for (std::size_t first = resumed; first < n; first += chunk, ++n_chunks) {
       const std::size_t count = std::min<std::size_t>(chunk, n - first);
       const std::vector<double> chunk_params(r.params.begin() + static_cast<long>(first * n_params),
@@ -277,8 +280,7 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
       top_k_request.k = k_best;
       top_k_request.combo_ids.assign(r.combo_ids.begin() + static_cast<long>(first),
                                      r.combo_ids.begin() + static_cast<long>(first + count));
-      KernelSweepOutput kernel_out = run_sweep_kernel_with_top_k_on(outcome.device_used, fp32, program, plan, bars,
-                                                                    sim_settings, chunk_params, top_k_request);
+      KernelSweepOutput kernel_out = runner->run(chunk_params, top_k_request);
       if (kernel_out.metrics.size() != count * n_metrics)
         throw Error(ErrorCategory::internal, "sweep kernel returned the wrong number of combos");
       std::copy(kernel_out.metrics.begin(), kernel_out.metrics.end(),

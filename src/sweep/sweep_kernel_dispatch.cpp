@@ -25,7 +25,32 @@ KernelSweepOutput run_with_top_k_on(bool fp32, const Program& program, const Swe
   return run_sweep_kernel_with_top_k<Space, double>(space, program, plan, bars, sim, combos, top_k, options);
 }
 
+template <class Space>
+std::unique_ptr<KernelSweepRunner> runner_on(bool fp32, const Program& program, const SweepPlan& plan,
+                                             const BarData& bars, const SimulationSettings& sim,
+                                             const KernelSweepOptions& options) {
+  const Space space;
+  if (fp32) return std::make_unique<KernelSweeper<Space, float>>(space, program, plan, bars, sim, options);
+  return std::make_unique<KernelSweeper<Space, double>>(space, program, plan, bars, sim, options);
+}
+
 }  // namespace
+
+std::unique_ptr<KernelSweepRunner> make_kernel_sweep_runner(const std::string& device, bool fp32,
+                                                           const Program& program, const SweepPlan& plan,
+                                                           const BarData& bars, const SimulationSettings& sim,
+                                                           const KernelSweepOptions& options) {
+#ifdef KOKKOS_ENABLE_SERIAL
+  if (device == "serial") return runner_on<Kokkos::Serial>(fp32, program, plan, bars, sim, options);
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+  if (device == "openmp") return runner_on<Kokkos::OpenMP>(fp32, program, plan, bars, sim, options);
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+  if (device == "cuda") return runner_on<Kokkos::Cuda>(fp32, program, plan, bars, sim, options);
+#endif
+  throw Error(ErrorCategory::unsupported, "device '" + device + "' is not enabled in this build of kbt");
+}
 
 KernelSweepOutput run_sweep_kernel_with_top_k_on(const std::string& device, bool fp32, const Program& program,
                                                  const SweepPlan& plan, const BarData& bars,

@@ -275,6 +275,34 @@ TEST(SweepParityFeatures, OneOrTwoCombosPerThreadGiveTheReferenceBits) {
       }
 }
 
+TEST(SweepParityFeatures, ARunnerReusedAcrossChunksGivesTheBitsOfFreshRuns) {
+  // One runner (data and series uploaded once) over chunks of 2, 5 and 1
+  // combos: growing and shrinking scratch, every chunk equal to a fresh run.
+  const auto bars = gappy_bars(300);
+  const Case c = prepare_yaml(kStreamedOps, bars, 6);
+  const auto plan = kbt::make_sweep_plan(c.program, c.bars);
+  const std::size_t n_params = c.program.n_params();
+  for (const auto& d : devices()) {
+    const auto runner = kbt::make_kernel_sweep_runner(d, false, c.program, plan, c.bars, c.config.simulation);
+    std::size_t first = 0;
+    for (std::size_t count : {2u, 3u, 1u}) {
+      const std::vector<double> params(c.params.begin() + static_cast<long>(first * n_params),
+                                       c.params.begin() + static_cast<long>((first + count) * n_params));
+      kbt::KernelTopKRequest top;
+      top.k = 2;
+      top.combo_ids.assign(c.ids.begin() + static_cast<long>(first), c.ids.begin() + static_cast<long>(first + count));
+      const auto reused = runner->run(params, top);
+      const auto fresh = kbt::run_sweep_kernel_with_top_k_on(d, false, c.program, plan, c.bars, c.config.simulation,
+                                                             params, top);
+      ASSERT_EQ(reused.metrics.size(), count * kbt::n_metrics);
+      EXPECT_EQ(std::memcmp(reused.metrics.data(), fresh.metrics.data(), reused.metrics.size() * sizeof(double)), 0)
+          << d << " chunk at " << first;
+      EXPECT_EQ(reused.top_k, fresh.top_k);
+      first += count;
+    }
+  }
+}
+
 // Spearman rank correlation of two equally long series (no ties expected).
 double spearman(const std::vector<double>& a, const std::vector<double>& b) {
   auto ranks = [](const std::vector<double>& v) {

@@ -15,6 +15,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -87,19 +88,40 @@ inline std::vector<int> to_int(const std::vector<std::int32_t>& v) { return std:
 
 namespace detail {
 
-// Uploads the program, the data, the plan's series and the combos, and sizes
-// the per-combo scratch for chunks of `chunk` combos (returned through it).
+// What turns a combo's params into rows of the hoisted series: for hoisted
+// register h, the param that holds its window, its window values (ascending)
+// and its first row.
+struct HoistIndex {
+  std::size_t n_params = 0;
+  std::vector<std::size_t> window_param;
+  std::vector<std::vector<std::int64_t>> windows;
+  std::vector<std::int32_t> first_row;
+};
+
+inline HoistIndex make_hoist_index(const Program& program, const SweepPlan& plan) {
+  HoistIndex h;
+  h.n_params = plan.n_params;
+  for (std::size_t k = 0; k < plan.hoisted_regs.size(); ++k)
+    h.window_param.push_back(static_cast<std::size_t>(program.code[static_cast<std::size_t>(plan.hoisted_regs[k])].window));
+  h.windows = plan.hoisted_windows;
+  h.first_row = plan.hoisted_first_row;
+  return h;
+}
+
+// Per-combo scratch needs, fixed for a run.
+struct ScratchShape {
+  std::size_t cur_width = 1, ring = 1, state = 1, slots = 1, per_combo_bytes = 0;
+};
+
+// Uploads the program, the data and the plan's series: everything that does
+// not depend on the combos.
 template <class ExecSpace, class Real>
 SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const SweepPlan& plan,
                                                  const BarData& bars, const SimulationSettings& sim,
-                                                 const std::vector<double>& combo_params,
-                                                 const KernelSweepOptions& options, std::size_t& n_combos_out,
-                                                 std::size_t& chunk_out) {
+                                                 const KernelSweepOptions& options, ScratchShape& shape) {
   using Space = typename ExecSpace::memory_space;
   using Functor = SweepFunctor<ExecSpace, Real>;
   const std::size_t n_params = plan.n_params;
-  const std::size_t n_combos = n_params == 0 ? (combo_params.empty() ? 1 : combo_params.size())
-                                             : combo_params.size() / n_params;
   const std::size_t n_sym = plan.n_symbols;
 
   Functor f;
@@ -176,32 +198,6 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
   f.materialized = detail::upload_rows<Real, Space>(plan.materialized, width, "kbt::materialized");
   f.hoisted = detail::upload_rows<Real, Space>(plan.hoisted_series, width, "kbt::hoisted");
 
-  // Per combo: its params, and for each hoisted register the row of its window.
-  {
-    Kokkos::View<Real**, Space> params(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kbt::params")), n_combos,
-                                       std::max<std::size_t>(n_params, 1));
-    Kokkos::View<int**, Space> rows(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kbt::hoist_row")), n_combos,
-                                    std::max<std::size_t>(plan.hoisted_regs.size(), 1));
-    auto hp = Kokkos::create_mirror_view(params);
-    auto hr = Kokkos::create_mirror_view(rows);
-    for (std::size_t c = 0; c < n_combos; ++c) {
-      for (std::size_t k = 0; k < n_params; ++k) hp(c, k) = static_cast<Real>(combo_params[c * n_params + k]);
-      for (std::size_t h = 0; h < plan.hoisted_regs.size(); ++h) {
-        const Instr& ins = program.code[static_cast<std::size_t>(plan.hoisted_regs[h])];
-        const auto w = static_cast<std::int64_t>(combo_params[c * n_params + static_cast<std::size_t>(ins.window)]);
-        const auto& ws = plan.hoisted_windows[h];
-        const auto it = std::lower_bound(ws.begin(), ws.end(), w);
-        if (it == ws.end() || *it != w)
-          throw Error(ErrorCategory::internal, "combo window value missing from the hoisted series");
-        hr(c, h) = plan.hoisted_first_row[h] + static_cast<int>(it - ws.begin());
-      }
-    }
-    Kokkos::deep_copy(params, hp);
-    Kokkos::deep_copy(rows, hr);
-    f.params = params;
-    f.hoist_row = rows;
-  }
-
   const std::vector<double> fees = resolve_fee_bps(bars, sim);
   std::vector<Real> fee_rate(fees.size());
   for (std::size_t s = 0; s < fees.size(); ++s) fee_rate[s] = static_cast<Real>(fees[s] / 10000.0);
@@ -228,28 +224,97 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
   ss.window_end = static_cast<int>(window.end);
 
   // Scratch per combo: registers, rings, states, scan slots, symbol states.
-  const std::size_t cur_width = std::max<std::size_t>(static_cast<std::size_t>(n_slots) * n_sym * f.block, 1);
-  const std::size_t per_combo = sizeof(Real) * (cur_width + plan.ring_size + plan.state_size + plan.scan_slots + 3) +
-                                sizeof(SweepSymbolState<Real>) * n_sym;
+  shape.cur_width = std::max<std::size_t>(static_cast<std::size_t>(n_slots) * n_sym * f.block, 1);
+  shape.ring = std::max<std::size_t>(plan.ring_size, 1);
+  shape.state = std::max<std::size_t>(plan.state_size, 1);
+  shape.slots = std::max<std::size_t>(plan.scan_slots, 1);
+  shape.per_combo_bytes = sizeof(Real) * (shape.cur_width + shape.ring + shape.state + shape.slots + 3) +
+                          sizeof(SweepSymbolState<Real>) * n_sym;
+  f.pair_combos = options.pair_combos >= 0 ? options.pair_combos : default_pair_combos<ExecSpace>();
+  return f;
+}
+
+// Loads a list of combos ([n_combos][n_params]) into `f`: their params, their
+// rows of the hoisted series, room for their metrics, and scratch for chunks
+// of `chunk_out` combos (kept when the previous scratch is large enough).
+template <class ExecSpace, class Real>
+void load_combos(SweepFunctor<ExecSpace, Real>& f, const HoistIndex& hoist, const ScratchShape& shape,
+                 const std::vector<double>& combo_params, const KernelSweepOptions& options,
+                 std::size_t& n_combos_out, std::size_t& chunk_out) {
+  using Space = typename ExecSpace::memory_space;
+  using Functor = SweepFunctor<ExecSpace, Real>;
+  const std::size_t n_params = hoist.n_params;
+  const std::size_t n_combos = n_params == 0 ? (combo_params.empty() ? 1 : combo_params.size())
+                                             : combo_params.size() / n_params;
+  {
+    Kokkos::View<Real**, Space> params(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kbt::params")), n_combos,
+                                       std::max<std::size_t>(n_params, 1));
+    Kokkos::View<int**, Space> rows(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kbt::hoist_row")), n_combos,
+                                    std::max<std::size_t>(hoist.window_param.size(), 1));
+    auto hp = Kokkos::create_mirror_view(params);
+    auto hr = Kokkos::create_mirror_view(rows);
+    for (std::size_t c = 0; c < n_combos; ++c) {
+      for (std::size_t k = 0; k < n_params; ++k) hp(c, k) = static_cast<Real>(combo_params[c * n_params + k]);
+      for (std::size_t h = 0; h < hoist.window_param.size(); ++h) {
+        const auto w = static_cast<std::int64_t>(combo_params[c * n_params + hoist.window_param[h]]);
+        const auto& ws = hoist.windows[h];
+        const auto it = std::lower_bound(ws.begin(), ws.end(), w);
+        if (it == ws.end() || *it != w)
+          throw Error(ErrorCategory::internal, "combo window value missing from the hoisted series");
+        hr(c, h) = hoist.first_row[h] + static_cast<int>(it - ws.begin());
+      }
+    }
+    Kokkos::deep_copy(params, hp);
+    Kokkos::deep_copy(rows, hr);
+    f.params = params;
+    f.hoist_row = rows;
+  }
   std::size_t chunk = options.chunk_combos;
   if (chunk == 0) {
     const std::size_t budget = options.scratch_budget_bytes ? options.scratch_budget_bytes : (std::size_t(512) << 20);
-    chunk = std::max<std::size_t>(1, budget / per_combo);
+    chunk = std::max<std::size_t>(1, budget / shape.per_combo_bytes);
     // A host space works on `concurrency` combos at a time: a few thousand
     // combos per thread keep every thread busy and the scratch small.
     if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Space>::accessible)
       chunk = std::min<std::size_t>(chunk, std::size_t(4096) * static_cast<std::size_t>(ExecSpace().concurrency()));
   }
   chunk = std::min(chunk, std::max<std::size_t>(n_combos, 1));
-  f.cur = typename Functor::template V2<Real>("kbt::cur", chunk, cur_width);
-  f.ring = typename Functor::template V2<Real>("kbt::ring", chunk, std::max<std::size_t>(plan.ring_size, 1));
-  f.state = typename Functor::template V2<Real>("kbt::state", chunk, std::max<std::size_t>(plan.state_size, 1));
-  f.slots = typename Functor::template V2<Real>("kbt::slots", chunk, std::max<std::size_t>(plan.scan_slots, 1));
-  f.sym = typename Functor::SymbolStates(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kbt::symbol_state")), chunk, n_sym);
+  if (f.cur.extent(0) < chunk) {
+    f.cur = typename Functor::template V2<Real>("kbt::cur", chunk, shape.cur_width);
+    f.ring = typename Functor::template V2<Real>("kbt::ring", chunk, shape.ring);
+    f.state = typename Functor::template V2<Real>("kbt::state", chunk, shape.state);
+    f.slots = typename Functor::template V2<Real>("kbt::slots", chunk, shape.slots);
+    f.sym = typename Functor::SymbolStates(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kbt::symbol_state")), chunk, f.n_sym);
+  }
   f.metrics = Kokkos::View<double**, Space>("kbt::metrics", n_combos, n_metrics);
   n_combos_out = n_combos;
   chunk_out = chunk;
+}
+
+// Runs every loaded combo, chunk by chunk, and fences.
+template <class ExecSpace, class Real>
+void launch_sweep(const ExecSpace& exec, SweepFunctor<ExecSpace, Real>& f, std::size_t n_combos, std::size_t chunk) {
+  for (std::size_t first = 0; first < n_combos; first += chunk) {
+    f.first = static_cast<long>(first);
+    const std::size_t count = std::min(chunk, n_combos - first);
+    f.chunk_count = static_cast<int>(count);
+    Kokkos::parallel_for("kbt::sweep", Kokkos::RangePolicy<ExecSpace>(exec, 0, f.threads_for(static_cast<int>(count))),
+                         f);
+  }
+  exec.fence();
+}
+
+// The functor of a run with its combos loaded (sweep_metrics_on, eval).
+template <class ExecSpace, class Real>
+SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const SweepPlan& plan,
+                                                 const BarData& bars, const SimulationSettings& sim,
+                                                 const std::vector<double>& combo_params,
+                                                 const KernelSweepOptions& options, std::size_t& n_combos_out,
+                                                 std::size_t& chunk_out) {
+  ScratchShape shape;
+  auto f = make_sweep_functor<ExecSpace, Real>(program, plan, bars, sim, options, shape);
+  load_combos(f, make_hoist_index(program, plan), shape, combo_params, options, n_combos_out, chunk_out);
   return f;
 }
 
@@ -266,15 +331,7 @@ Kokkos::View<double**, typename ExecSpace::memory_space> sweep_metrics_on(
   std::size_t n_combos = 0, chunk = 0;
   auto f = detail::make_sweep_functor<ExecSpace, Real>(program, plan, bars, sim, combo_params, options, n_combos,
                                                        chunk);
-  f.pair_combos = options.pair_combos >= 0 ? options.pair_combos : default_pair_combos<ExecSpace>();
-  for (std::size_t first = 0; first < n_combos; first += chunk) {
-    f.first = static_cast<long>(first);
-    const std::size_t count = std::min(chunk, n_combos - first);
-    f.chunk_count = static_cast<int>(count);
-    Kokkos::parallel_for("kbt::sweep", Kokkos::RangePolicy<ExecSpace>(exec, 0, f.threads_for(static_cast<int>(count))),
-                         f);
-  }
-  exec.fence();
+  detail::launch_sweep(exec, f, n_combos, chunk);
   return f.metrics;
 }
 
@@ -304,25 +361,61 @@ struct KernelSweepOutput {
   std::vector<std::size_t> top_k;  // rows, best first
 };
 
+// A sweep kernel set up once for a run — program, data and series uploaded —
+// that then simulates any number of combo lists (checkpoint chunks): per call
+// only the combos' params, hoisting rows and metrics move, and the scratch is
+// reused.
+class KernelSweepRunner {
+ public:
+  virtual ~KernelSweepRunner() = default;
+  // combo_params: [n][n_params]; top_k.combo_ids: [n].
+  virtual KernelSweepOutput run(const std::vector<double>& combo_params, const KernelTopKRequest& top_k) = 0;
+};
+
+template <class ExecSpace, class Real>
+class KernelSweeper final : public KernelSweepRunner {
+ public:
+  KernelSweeper(const ExecSpace& exec, const Program& program, const SweepPlan& plan, const BarData& bars,
+                const SimulationSettings& sim, const KernelSweepOptions& options = {})
+      : exec_(exec), options_(options), hoist_(detail::make_hoist_index(program, plan)) {
+    functor_ = detail::make_sweep_functor<ExecSpace, Real>(program, plan, bars, sim, options, shape_);
+  }
+
+  KernelSweepOutput run(const std::vector<double>& combo_params, const KernelTopKRequest& top_k) override {
+    std::size_t n_combos = 0, chunk = 0;
+    detail::load_combos(functor_, hoist_, shape_, combo_params, options_, n_combos, chunk);
+    detail::launch_sweep(exec_, functor_, n_combos, chunk);
+    const auto& metrics = functor_.metrics;
+    if (top_k.combo_ids.size() != n_combos)
+      throw Error(ErrorCategory::internal, "top-K request: combo ids do not match the combos");
+    const auto ids =
+        detail::upload_1d<std::uint64_t, typename ExecSpace::memory_space>(top_k.combo_ids, "kbt::combo_ids");
+    const auto rows = select_top_k_on(exec_, metrics, ids, top_k.objective, top_k.k);
+    KernelSweepOutput out;
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), metrics);
+    out.metrics.resize(n_combos * n_metrics);
+    for (std::size_t c = 0; c < n_combos; ++c)
+      for (std::size_t m = 0; m < n_metrics; ++m) out.metrics[c * n_metrics + m] = host(c, m);
+    auto host_rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rows);
+    for (std::size_t j = 0; j < host_rows.extent(0); ++j) out.top_k.push_back(static_cast<std::size_t>(host_rows(j)));
+    return out;
+  }
+
+ private:
+  ExecSpace exec_;
+  KernelSweepOptions options_;
+  detail::HoistIndex hoist_;
+  detail::ScratchShape shape_;
+  SweepFunctor<ExecSpace, Real> functor_;
+};
+
 template <class ExecSpace, class Real>
 KernelSweepOutput run_sweep_kernel_with_top_k(const ExecSpace& exec, const Program& program, const SweepPlan& plan,
                                               const BarData& bars, const SimulationSettings& sim,
                                               const std::vector<double>& combo_params,
                                               const KernelTopKRequest& top_k, const KernelSweepOptions& options = {}) {
-  const auto metrics = sweep_metrics_on<ExecSpace, Real>(exec, program, plan, bars, sim, combo_params, options);
-  const std::size_t n_combos = metrics.extent(0);
-  if (top_k.combo_ids.size() != n_combos)
-    throw Error(ErrorCategory::internal, "top-K request: combo ids do not match the combos");
-  const auto ids = detail::upload_1d<std::uint64_t, typename ExecSpace::memory_space>(top_k.combo_ids, "kbt::combo_ids");
-  const auto rows = select_top_k_on(exec, metrics, ids, top_k.objective, top_k.k);
-  KernelSweepOutput out;
-  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), metrics);
-  out.metrics.resize(n_combos * n_metrics);
-  for (std::size_t c = 0; c < n_combos; ++c)
-    for (std::size_t m = 0; m < n_metrics; ++m) out.metrics[c * n_metrics + m] = host(c, m);
-  auto host_rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rows);
-  for (std::size_t j = 0; j < host_rows.extent(0); ++j) out.top_k.push_back(static_cast<std::size_t>(host_rows(j)));
-  return out;
+  KernelSweeper<ExecSpace, Real> sweeper(exec, program, plan, bars, sim, options);
+  return sweeper.run(combo_params, top_k);
 }
 
 // The series of register `reg` (e.g. Program::expression) for one combo,
@@ -353,6 +446,11 @@ std::vector<double> run_sweep_kernel_on(const std::string& device, bool fp32, co
                                         const SweepPlan& plan, const BarData& bars, const SimulationSettings& sim,
                                         const std::vector<double>& combo_params,
                                         const KernelSweepOptions& options = {});
+// A KernelSweeper for the space named `device` ("serial", "openmp", "cuda").
+std::unique_ptr<KernelSweepRunner> make_kernel_sweep_runner(const std::string& device, bool fp32,
+                                                           const Program& program, const SweepPlan& plan,
+                                                           const BarData& bars, const SimulationSettings& sim,
+                                                           const KernelSweepOptions& options = {});
 KernelSweepOutput run_sweep_kernel_with_top_k_on(const std::string& device, bool fp32, const Program& program,
                                                  const SweepPlan& plan, const BarData& bars,
                                                  const SimulationSettings& sim,
