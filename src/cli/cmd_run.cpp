@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cli/commands.hpp"
@@ -145,6 +146,12 @@ void run(const RunArgs& a) {
     outcome.profile.set("seconds_verify", verification->seconds);
   }
 
+  // Host memory high-water mark of the run so far (Linux reports KiB).
+  {
+    struct rusage usage {};
+    if (getrusage(RUSAGE_SELF, &usage) == 0)
+      outcome.profile.set("host_peak_rss_bytes", static_cast<double>(usage.ru_maxrss) * 1024.0);
+  }
   const auto t_write = Clock::now();
   write_results_hdf5(out, outcome.results, config.source_yaml, outcome.profile,
                      verification ? &*verification : nullptr);

@@ -269,8 +269,11 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
     }
     report(resumed);
     // Set up once (data and series uploaded); each chunk moves only its combos.
+    const auto t_setup = Clock::now();
     const std::unique_ptr<KernelSweepRunner> runner =
         resumed < n ? make_kernel_sweep_runner(outcome.device_used, fp32, program, plan, bars, sim_settings) : nullptr;
+    double upload_seconds = seconds_since(t_setup), kernel_seconds = 0, device_topk_seconds = 0, download_seconds = 0;
+    std::size_t kernel_bytes = 0;
     for (std::size_t first = resumed; first < n; first += chunk, ++n_chunks) {
       const std::size_t count = std::min<std::size_t>(chunk, n - first);
       const std::vector<double> chunk_params(r.params.begin() + static_cast<long>(first * n_params),
@@ -281,6 +284,11 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
       top_k_request.combo_ids.assign(r.combo_ids.begin() + static_cast<long>(first),
                                      r.combo_ids.begin() + static_cast<long>(first + count));
       KernelSweepOutput kernel_out = runner->run(chunk_params, top_k_request);
+      upload_seconds += kernel_out.seconds_upload;
+      kernel_seconds += kernel_out.seconds_kernel;
+      device_topk_seconds += kernel_out.seconds_topk;
+      download_seconds += kernel_out.seconds_download;
+      kernel_bytes = std::max(kernel_bytes, kernel_out.kernel_bytes);
       if (kernel_out.metrics.size() != count * n_metrics)
         throw Error(ErrorCategory::internal, "sweep kernel returned the wrong number of combos");
       std::copy(kernel_out.metrics.begin(), kernel_out.metrics.end(),
@@ -288,6 +296,13 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
       for (const std::size_t row : kernel_out.top_k) candidates.push_back(first + row);
       finish_chunk(first, count);
     }
+    // Phases of the kernel device (docs/sweep.md "Run profile"): uploads include
+    // the one-off setup (program, data, series) and every chunk's combos.
+    outcome.profile.set("seconds_upload", upload_seconds);
+    outcome.profile.set("seconds_kernel", kernel_seconds);
+    outcome.profile.set("seconds_topk_device", device_topk_seconds);
+    outcome.profile.set("seconds_download", download_seconds);
+    outcome.profile.set("kernel_memory_bytes", static_cast<double>(kernel_bytes));
     {
       std::vector<double> cand_metrics;
       std::vector<std::uint64_t> cand_ids;

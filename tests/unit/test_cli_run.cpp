@@ -110,3 +110,29 @@ TEST(CliRun, LanguageErrorLeavesNoResultsFile) {
   EXPECT_FALSE(fs::exists(out));
   for (const auto& e : fs::directory_iterator(dir)) EXPECT_EQ(e.path().extension(), ".yaml") << e.path();
 }
+
+TEST(CliRun, KernelRunProfileHasEveryPhaseAndTheMemoryHighWaterMarks) {
+  // The run profile of issue 6: phases of a kernel device (upload, kernel,
+  // top-K on the device, download), the kernel's memory and the host's peak RSS,
+  // stored in the results file.
+  const auto dir = scratch("profile");
+  const auto out = (dir / "p.h5").string();
+  auto r = kbt::test::run_kbt("run " + config("sma_cross.yaml") + " --device serial --quiet --no-verify --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto loaded = kbt::read_results_hdf5(out);
+  auto number = [&](const std::string& key) {
+    for (const auto& [k, v] : loaded.profile.numbers)
+      if (k == key) return v;
+    ADD_FAILURE() << "profile has no " << key;
+    return -1.0;
+  };
+  for (const char* key : {"seconds_load", "seconds_compile", "seconds_hoist", "seconds_upload", "seconds_kernel",
+                          "seconds_topk_device", "seconds_download", "seconds_sweep"})
+    EXPECT_GE(number(key), 0.0) << key;
+  EXPECT_GT(number("seconds_kernel"), 0.0);
+  // At least the bars' close of 20,000 bars and the metrics of 174 combos.
+  EXPECT_GE(number("kernel_memory_bytes"), 20000.0 * 8 + 174.0 * kbt::n_metrics * 8);
+  EXPECT_GT(number("host_peak_rss_bytes"), number("kernel_memory_bytes"));
+  EXPECT_EQ(loaded.profile_text("topk_selected_on"), "serial");
+  EXPECT_EQ(loaded.profile_text("device"), "serial");
+}

@@ -23,6 +23,9 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
+#include <type_traits>
+
 namespace kbt {
 
 // Per-thread, per-symbol portfolio state (the reference's SymbolState, less
@@ -823,6 +826,18 @@ struct SweepFunctor {
 
   // Threads to launch for `count` combos.
   int threads_for(int count) const { return pair_combos ? (count + 1) / 2 : count; }
+
+  // Bytes of every View the functor holds (the run profile's kernel memory).
+  std::size_t bytes() const {
+    std::size_t total = 0;
+    auto add = [&total](const auto& v) { total += v.span() * sizeof(typename std::decay_t<decltype(v)>::value_type); };
+    add(code), add(home), add(home_index), add(ring_offset), add(ring_capacity), add(state_offset), add(streamed);
+    add(cur_slot), add(stride), add(frame_visible), add(scans), add(scan_tape), add(scan_refs), add(scan_trigger);
+    add(scan_state_offset), add(scan_out_begin), add(scan_out_regs), add(open), add(high), add(low), add(close);
+    add(funding), add(materialized), add(hoisted), add(hoist_row), add(params), add(fee_rate), add(cur), add(ring);
+    add(state), add(slots), add(sym), add(metrics), add(emitted);
+    return total;
+  }
 };
 
 }  // namespace kbt

@@ -15,6 +15,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -359,6 +360,12 @@ struct KernelTopKRequest {
 struct KernelSweepOutput {
   std::vector<double> metrics;     // [n_combos][n_metrics], row-major
   std::vector<std::size_t> top_k;  // rows, best first
+  // Phases of this call (seconds, each fenced) and the kernel's memory.
+  double seconds_upload = 0;    // the combos' params and hoisting rows, scratch
+  double seconds_kernel = 0;    // the sweep kernel
+  double seconds_topk = 0;      // top-K selection on the space
+  double seconds_download = 0;  // metrics and top-K rows to the host
+  std::size_t kernel_bytes = 0; // every View of the kernel after this call
 };
 
 // A sweep kernel set up once for a run — program, data and series uploaded —
@@ -382,22 +389,34 @@ class KernelSweeper final : public KernelSweepRunner {
   }
 
   KernelSweepOutput run(const std::vector<double>& combo_params, const KernelTopKRequest& top_k) override {
+    using Clock = std::chrono::steady_clock;
+    const auto since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+    KernelSweepOutput out;
+    auto t = Clock::now();
     std::size_t n_combos = 0, chunk = 0;
     detail::load_combos(functor_, hoist_, shape_, combo_params, options_, n_combos, chunk);
-    detail::launch_sweep(exec_, functor_, n_combos, chunk);
-    const auto& metrics = functor_.metrics;
     if (top_k.combo_ids.size() != n_combos)
       throw Error(ErrorCategory::internal, "top-K request: combo ids do not match the combos");
     const auto ids =
         detail::upload_1d<std::uint64_t, typename ExecSpace::memory_space>(top_k.combo_ids, "kbt::combo_ids");
-    const auto rows = select_top_k_on(exec_, metrics, ids, top_k.objective, top_k.k);
-    KernelSweepOutput out;
+    exec_.fence();
+    out.seconds_upload = since(t);
+    t = Clock::now();
+    detail::launch_sweep(exec_, functor_, n_combos, chunk);  // fences
+    out.seconds_kernel = since(t);
+    const auto& metrics = functor_.metrics;
+    t = Clock::now();
+    const auto rows = select_top_k_on(exec_, metrics, ids, top_k.objective, top_k.k);  // fences
+    out.seconds_topk = since(t);
+    t = Clock::now();
     auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), metrics);
     out.metrics.resize(n_combos * n_metrics);
     for (std::size_t c = 0; c < n_combos; ++c)
       for (std::size_t m = 0; m < n_metrics; ++m) out.metrics[c * n_metrics + m] = host(c, m);
     auto host_rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rows);
     for (std::size_t j = 0; j < host_rows.extent(0); ++j) out.top_k.push_back(static_cast<std::size_t>(host_rows(j)));
+    out.seconds_download = since(t);
+    out.kernel_bytes = functor_.bytes();
     return out;
   }
 
