@@ -30,6 +30,7 @@ class H5Id {
   H5Id& operator=(const H5Id&) = delete;
 
   hid_t get() const { return id_; }
+  operator hid_t() const { return id_; }  // pass straight to the C API
   bool valid() const { return id_ >= 0; }
   // Closes now; returns the H5?close status (0 when nothing was open).
   herr_t close() {

@@ -27,23 +27,12 @@
 #include <system_error>
 #include <unistd.h>
 
+#include "data/hdf5_support.hpp"
+
 namespace kbt {
 namespace {
 
-class H5Id {
- public:
-  H5Id(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  ~H5Id() {
-    if (id_ >= 0) close_(id_);
-  }
-  H5Id(const H5Id&) = delete;
-  H5Id& operator=(const H5Id&) = delete;
-  operator hid_t() const { return id_; }
-
- private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
-};
+using detail::H5Id;
 
 [[noreturn]] void fail(ErrorCategory c, const std::string& path, const std::string& what) {
   throw Error(c, path + ": " + what);

@@ -21,24 +21,12 @@
 #include <filesystem>
 #include <fstream>
 
+#include "data/hdf5_support.hpp"
+
 namespace kbt {
 namespace {
 
-// RAII for HDF5 identifiers.
-class H5Id {
- public:
-  H5Id(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  ~H5Id() {
-    if (id_ >= 0) close_(id_);
-  }
-  H5Id(const H5Id&) = delete;
-  H5Id& operator=(const H5Id&) = delete;
-  operator hid_t() const { return id_; }
-
- private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
-};
+using detail::H5Id;
 
 void check(herr_t status, const std::string& what, const std::string& path) {
   if (status < 0) throw Error(ErrorCategory::io, path + ": cannot write " + what);

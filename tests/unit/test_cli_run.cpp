@@ -7,6 +7,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
+#include <vector>
 
 #include "support/cli_runner.hpp"
 
@@ -14,10 +16,22 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Scratch folders of this process, removed when the test binary exits.
+struct ScratchDirs {
+  std::vector<fs::path> dirs;
+  ~ScratchDirs() {
+    std::error_code ec;
+    for (const auto& d : dirs) fs::remove_all(d, ec);
+  }
+};
+
 fs::path scratch(const std::string& name) {
-  const auto dir = fs::temp_directory_path() / ("kbt_cli_run_" + name);
+  static ScratchDirs made;
+  // Per process: ctest runs the .threads1/.threads2 copies of a test at once.
+  const auto dir = fs::temp_directory_path() / ("kbt_cli_run_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
+  made.dirs.push_back(dir);
   return dir;
 }
 

@@ -10,6 +10,8 @@
 
 #include "support/cli_runner.hpp"
 
+#include <unistd.h>
+
 namespace {
 
 kbt::SweepResults small_results() {
@@ -28,7 +30,7 @@ kbt::SweepResults small_results() {
 }
 
 std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("kbt_test_" + name)).string();
+  return (std::filesystem::temp_directory_path() / ("kbt_test_" + std::to_string(::getpid()) + "_" + name)).string();
 }
 
 }  // namespace
@@ -82,7 +84,7 @@ TEST(ResultsFile, FileWithoutCompleteMarkIsRefused) {
 }
 
 TEST(ResultsFile, NoTemporaryLeftAfterWrite) {
-  const auto dir = std::filesystem::temp_directory_path() / "kbt_test_results_dir";
+  const auto dir = std::filesystem::temp_directory_path() / ("kbt_test_results_dir_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   const auto path = (dir / "r.h5").string();
   kbt::write_results_hdf5(path, small_results(), "", {});
