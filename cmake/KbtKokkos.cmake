@@ -104,13 +104,19 @@ if(KBT_CHECK_KOKKOS_VIEWS AND NOT KBT_KOKKOS_TRIBITS AND NOT CMAKE_CROSSCOMPILIN
     message(FATAL_ERROR "kbt: cannot compile a minimal Kokkos program against ${Kokkos_DIR}:\n"
       "${_kbt_probe_compile_out}")
   endif()
-  if(NOT _kbt_probe_run EQUAL 0)
+  if(_kbt_probe_run EQUAL 127 OR _kbt_probe_run_out MATCHES "error while loading shared libraries")
+    # The probe could not start (e.g. a CUDA build on a machine without the
+    # driver's libcuda): nothing was learnt about Views.
+    message(WARNING "kbt: the Kokkos View probe could not run on this machine (${_kbt_probe_run_out}); "
+      "Views were not checked (docs/building.md, kokkos/kokkos#7464)")
+  elseif(NOT _kbt_probe_run EQUAL 0)
     message(FATAL_ERROR "kbt: default-constructed Kokkos::View objects crash with this compiler "
       "(${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION}) and Kokkos ${Kokkos_VERSION} "
       "from ${Kokkos_DIR} (probe exit: ${_kbt_probe_run}). This is kokkos/kokkos#7464: GCC 12 "
       "with Kokkos' mdspan-based View. Rebuild Kokkos with -DKokkos_ENABLE_IMPL_VIEW_LEGACY=ON, "
       "or use Clang or GCC >= 13 for Kokkos and kbt (docs/building.md).")
+  else()
+    set(KBT_KOKKOS_VIEWS_CHECKED "${Kokkos_DIR};${CMAKE_CXX_COMPILER}" CACHE INTERNAL "")
+    message(STATUS "kbt: Kokkos View probe passed")
   endif()
-  set(KBT_KOKKOS_VIEWS_CHECKED "${Kokkos_DIR};${CMAKE_CXX_COMPILER}" CACHE INTERNAL "")
-  message(STATUS "kbt: Kokkos View probe passed")
 endif()

@@ -794,7 +794,9 @@ struct SweepFunctor {
   }
 
   // Thread `i` runs combo i, or with `pair_combos` combos 2i and 2i + 1 (the
-  // last thread of an odd chunk runs one).
+  // last thread of an odd chunk runs one). Only host spaces compile the paired
+  // path: on a GPU its buffers would cost registers and stack in every thread.
+  static constexpr bool can_pair = Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
   int pair_combos = 0;
   int chunk_count = 0;  // combos in this chunk
 
@@ -810,22 +812,39 @@ struct SweepFunctor {
       }
       return;
     }
-    const int i0 = pair_combos ? 2 * thread : thread;
-    const bool pair = pair_combos && i0 + 1 < chunk_count;
-    prepare(i0);
-    if (pair) prepare(i0 + 1);
+    if constexpr (can_pair) {
+      if (pair_combos) {
+        const int i0 = 2 * thread;
+        prepare(i0);
+        if (i0 + 1 < chunk_count) {
+          prepare(i0 + 1);
+          if (n_sym == 1) {
+            SweepSymbolState<Real> one[1], two[1];
+            simulate_pair<1>(i0, one, i0 + 1, two);
+          } else {
+            simulate_pair<0>(i0, &sym(i0, 0), i0 + 1, &sym(i0 + 1, 0));
+          }
+        } else {
+          simulate_one(i0);
+        }
+        return;
+      }
+    }
+    prepare(thread);
+    simulate_one(thread);
+  }
+
+  KOKKOS_FORCEINLINE_FUNCTION void simulate_one(int i) const {
     if (n_sym == 1) {
-      SweepSymbolState<Real> one[1], two[1];
-      if (pair) simulate_pair<1>(i0, one, i0 + 1, two);
-      else simulate<1>(i0, one);
+      SweepSymbolState<Real> one[1];
+      simulate<1>(i, one);
     } else {
-      if (pair) simulate_pair<0>(i0, &sym(i0, 0), i0 + 1, &sym(i0 + 1, 0));
-      else simulate<0>(i0, &sym(i0, 0));
+      simulate<0>(i, &sym(i, 0));
     }
   }
 
   // Threads to launch for `count` combos.
-  int threads_for(int count) const { return pair_combos ? (count + 1) / 2 : count; }
+  int threads_for(int count) const { return can_pair && pair_combos ? (count + 1) / 2 : count; }
 
   // Bytes of every View the functor holds (the run profile's kernel memory).
   std::size_t bytes() const {
