@@ -111,8 +111,21 @@ class Hdf5Reader {
                      detail::describe_dims(found));
     }
     check_extent_fits_file(name, found, H5Tget_size(type.get()));
+    check_storage_fits_file(name, ds.get());
     dims = found;
     return ds;
+  }
+
+  // A corrupt chunk index can claim chunks of any size, which libhdf5 then
+  // allocates to read them (found by fuzz_hdf5: 4 GiB for one chunk of a
+  // 33 KB file); the chunks of one dataset cannot take more than the file.
+  void check_storage_fits_file(const std::string& name, hid_t ds) const {
+    hsize_t file_size = 0;
+    if (H5Fget_filesize(file_.get(), &file_size) < 0) fail(name, "cannot size the file (file is corrupt)");
+    const hsize_t stored = H5Dget_storage_size(ds);
+    if (stored > file_size)
+      fail(name, "its storage claims " + std::to_string(stored) + " bytes, more than the whole file of " +
+                     std::to_string(file_size) + " bytes (file is corrupt)");
   }
 
   // A corrupt header can claim any extent; refuse one that this file could not

@@ -81,6 +81,25 @@ TEST(FuzzRegressions, Hdf5DatasetExtentLargerThanTheFileIsRefusedBeforeAllocatin
   }
 }
 
+TEST(FuzzRegressions, Hdf5ChunkLargerThanTheFileIsRefusedBeforeLibhdf5AllocatesIt) {
+  // A mutated chunk index gave one 400-byte chunk of /bars/high a stored size
+  // of ~4 GiB in a 33 KB file; H5Dread allocated it (libFuzzer out-of-memory).
+  const fs::path input = regressions("fuzz_hdf5") / "chunk_claims_4gib.h5";
+  ASSERT_TRUE(fs::exists(input));
+  try {
+    (void)kbt::load_bars_hdf5(input.string());
+    FAIL() << "expected a kbt::Error";
+  } catch (const kbt::Error& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(e.category(), kbt::ErrorCategory::data_format) << message;
+    EXPECT_NE(message.find("dataset /bars/high: its storage claims 4294902184 bytes, more than the whole file of "
+                           "33296 bytes"),
+              std::string::npos)
+        << message;
+  }
+  EXPECT_EQ(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL), 0);
+}
+
 TEST(FuzzRegressions, Hdf5CorruptMetadataSizeIsADataFormatError) {
   // A mutated object header makes libhdf5 ask for ~6e18 bytes of metadata; the
   // allocation fails inside HDF5 and the load must end in a clean error.
