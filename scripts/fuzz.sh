@@ -6,7 +6,9 @@
 # one input) or runs over 2 GiB; the reproducer is left in
 # build-fuzz/fuzz-runs/<target>/crashes/ and its path printed.
 #
-#   scripts/fuzz.sh            # 30 s per target (CI)
+#   scripts/fuzz.sh            # 30 s per target
+#   FUZZ_DETERMINISTIC=1 scripts/fuzz.sh   # what CI runs: seed 1, a fixed number of
+#                              # inputs per target, so every run tries the same inputs
 #   scripts/fuzz.sh 600        # a longer local campaign
 #   FUZZ_TARGETS="fuzz_csv" scripts/fuzz.sh 60     # some targets only
 # Extra cmake arguments: FUZZ_CMAKE_ARGS="-DKokkos_ROOT=..." scripts/fuzz.sh
@@ -38,15 +40,26 @@ for t in "${targets[@]}"; do
   cp tests/fuzz/corpus/"$t"/* "$run/corpus/"
   dict=()
   [ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
-  echo "== $t: ${seconds}s"
+  if [ "${FUZZ_DETERMINISTIC:-0}" = "1" ]; then echo "== $t: seed 1, fixed inputs"; else echo "== $t: ${seconds}s"; fi
   # libhdf5 sizes its metadata reads from the (corrupt) file: let an impossible
   # malloc fail as it does in production (HDF5 then reports an error) instead of
   # ASan aborting. kbt's own allocations throw std::bad_alloc, which the target
   # still reports as a crash.
   asan_extra=""
   [ "$t" = fuzz_hdf5 ] && asan_extra=":allocator_may_return_null=1"
+  # Deterministic mode (CI): a red run always means the change broke something,
+  # never that this run happened to explore further; campaigns use time.
+  budget=(-max_total_time="$seconds")
+  if [ "${FUZZ_DETERMINISTIC:-0}" = "1" ]; then
+    case "$t" in
+      fuzz_hdf5) runs=3000 ;;
+      fuzz_csv) runs=100000 ;;
+      *) runs=50000 ;;
+    esac
+    budget=(-seed=1 -runs="$runs" -max_total_time=900)
+  fi
   status=0
-  ASAN_OPTIONS="$ASAN_OPTIONS$asan_extra" build-fuzz/tests/fuzz/"$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  ASAN_OPTIONS="$ASAN_OPTIONS$asan_extra" build-fuzz/tests/fuzz/"$t" "${budget[@]}" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$run/crashes/" "${dict[@]}" "$run/corpus" \
     >"$run/log.txt" 2>&1 || status=$?
   grep -E '^stat::number_of_executed_units|^#[0-9]+ +DONE' "$run/log.txt" | tail -2 || true
@@ -71,4 +84,4 @@ if ((${#failed[@]})); then
   echo "fuzz.sh: crashes in ${failed[*]}" >&2
   exit 1
 fi
-echo "fuzz.sh: ${#targets[@]} targets, ${seconds}s each, no crash"
+echo "fuzz.sh: ${#targets[@]} targets, no crash"
