@@ -17,15 +17,6 @@ std::vector<double> run_on(bool fp32, const Program& program, const SweepPlan& p
 }
 
 template <class Space>
-KernelSweepOutput run_with_top_k_on(bool fp32, const Program& program, const SweepPlan& plan, const BarData& bars,
-                                    const SimulationSettings& sim, const std::vector<double>& combos,
-                                    const KernelTopKRequest& top_k, const KernelSweepOptions& options) {
-  const Space space;
-  if (fp32) return run_sweep_kernel_with_top_k<Space, float>(space, program, plan, bars, sim, combos, top_k, options);
-  return run_sweep_kernel_with_top_k<Space, double>(space, program, plan, bars, sim, combos, top_k, options);
-}
-
-template <class Space>
 std::unique_ptr<KernelSweepRunner> runner_on(bool fp32, const Program& program, const SweepPlan& plan,
                                              const BarData& bars, const SimulationSettings& sim,
                                              const KernelSweepOptions& options) {
@@ -56,16 +47,7 @@ KernelSweepOutput run_sweep_kernel_with_top_k_on(const std::string& device, bool
                                                  const SweepPlan& plan, const BarData& bars,
                                                  const SimulationSettings& sim, const std::vector<double>& combos,
                                                  const KernelTopKRequest& top_k, const KernelSweepOptions& options) {
-#ifdef KOKKOS_ENABLE_SERIAL
-  if (device == "serial") return run_with_top_k_on<Kokkos::Serial>(fp32, program, plan, bars, sim, combos, top_k, options);
-#endif
-#ifdef KOKKOS_ENABLE_OPENMP
-  if (device == "openmp") return run_with_top_k_on<Kokkos::OpenMP>(fp32, program, plan, bars, sim, combos, top_k, options);
-#endif
-#ifdef KOKKOS_ENABLE_CUDA
-  if (device == "cuda") return run_with_top_k_on<Kokkos::Cuda>(fp32, program, plan, bars, sim, combos, top_k, options);
-#endif
-  throw Error(ErrorCategory::unsupported, "device '" + device + "' is not enabled in this build of kbt");
+  return make_kernel_sweep_runner(device, fp32, program, plan, bars, sim, options)->run(combos, top_k);
 }
 
 std::vector<double> run_sweep_kernel_on(const std::string& device, bool fp32, const Program& program,

@@ -428,15 +428,6 @@ class KernelSweeper final : public KernelSweepRunner {
   SweepFunctor<ExecSpace, Real> functor_;
 };
 
-template <class ExecSpace, class Real>
-KernelSweepOutput run_sweep_kernel_with_top_k(const ExecSpace& exec, const Program& program, const SweepPlan& plan,
-                                              const BarData& bars, const SimulationSettings& sim,
-                                              const std::vector<double>& combo_params,
-                                              const KernelTopKRequest& top_k, const KernelSweepOptions& options = {}) {
-  KernelSweeper<ExecSpace, Real> sweeper(exec, program, plan, bars, sim, options);
-  return sweeper.run(combo_params, top_k);
-}
-
 // The series of register `reg` (e.g. Program::expression) for one combo,
 // [n_symbols * n_bars] symbol-major, evaluated by the sweep kernel's in-thread
 // evaluator on `exec` (`kbt eval --device`).
