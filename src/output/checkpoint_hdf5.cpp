@@ -124,11 +124,17 @@ void transfer_rows(hid_t file, const std::string& name, std::uint64_t first, std
          std::string(write ? "cannot write" : "cannot read") + " checkpoint dataset /" + name);
 }
 
-hid_t open_checkpoint(const std::string& path, unsigned flags) {
+// `take_lock = false` opens without HDF5's file lock: for status peeks
+// (`kbt show` on a checkpoint, a test polling a running sweep), whose shared
+// lock would otherwise make the running sweep's next commit fail to open the
+// file and end the run.
+hid_t open_checkpoint(const std::string& path, unsigned flags, bool take_lock = true) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   if (!std::filesystem::exists(path)) fail(ErrorCategory::io, path, "no such checkpoint file");
   if (H5Fis_hdf5(path.c_str()) <= 0) fail(ErrorCategory::data_format, path, "not an HDF5 file (not a kbt checkpoint)");
-  const hid_t file = H5Fopen(path.c_str(), flags, H5P_DEFAULT);
+  H5Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  if (!take_lock) H5Pset_file_locking(fapl, false, true);
+  const hid_t file = H5Fopen(path.c_str(), flags, fapl);
   if (file < 0)
     fail(ErrorCategory::io, path, "cannot open the checkpoint (in use by a running kbt run, or corrupt)");
   return file;
@@ -172,7 +178,7 @@ CheckpointIdentity CheckpointIdentity::with_data_file(const std::string& data_pa
 std::string checkpoint_path_for(const std::string& results_path) { return results_path + ".partial.h5"; }
 
 CheckpointStatus read_checkpoint_status(const std::string& path) {
-  H5Id file(open_checkpoint(path, H5F_ACC_RDONLY), H5Fclose);
+  H5Id file(open_checkpoint(path, H5F_ACC_RDONLY, false), H5Fclose);
   if (H5Aexists(file, "combos_done") <= 0) fail(ErrorCategory::data_format, path, "not a kbt checkpoint");
   CheckpointStatus s;
   s.combos_done = read_u64_attribute(file, "combos_done", path);
