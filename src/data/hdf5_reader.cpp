@@ -112,6 +112,7 @@ class Hdf5Reader {
     }
     check_extent_fits_file(name, found, H5Tget_size(type.get()));
     check_storage_fits_file(name, ds.get());
+    if (kind != Kind::string) check_storage_holds_extent(name, ds.get(), found, H5Tget_size(type.get()));
     dims = found;
     return ds;
   }
@@ -126,6 +127,44 @@ class Hdf5Reader {
     if (stored > file_size)
       fail(name, "its storage claims " + std::to_string(stored) + " bytes, more than the whole file of " +
                      std::to_string(file_size) + " bytes (file is corrupt)");
+  }
+
+  // libhdf5 1.10 trusts the stored sizes of a dataset's blocks and reads past
+  // its own buffers when a corrupt header makes them short (found by
+  // fuzz_hdf5: an unfiltered chunk indexed as 246 bytes copied as its full 400).
+  // A compact dataset stores exactly its extent, a contiguous one at least its
+  // extent (or nothing yet: fill values), an unfiltered chunked one exactly
+  // chunk size x allocated chunks. Filtered (compressed) chunks have any size.
+  void check_storage_holds_extent(const std::string& name, hid_t ds, const std::vector<hsize_t>& dims,
+                                  std::size_t element_size) const {
+    H5Id dcpl(H5Dget_create_plist(ds), H5Pclose);
+    if (!dcpl.valid()) fail(name, "cannot read its storage layout (file is corrupt)");
+    const H5D_layout_t layout = H5Pget_layout(dcpl.get());
+    const hsize_t stored = H5Dget_storage_size(ds);
+    hsize_t expected = element_size;
+    bool exact = true;
+    if (layout == H5D_COMPACT || layout == H5D_CONTIGUOUS) {
+      for (hsize_t d : dims) expected *= d;  // no overflow: check_extent_fits_file bounds it
+      exact = layout == H5D_COMPACT;
+      if (layout == H5D_CONTIGUOUS && stored == 0) return;
+    } else if (layout == H5D_CHUNKED) {
+      if (H5Pget_nfilters(dcpl.get()) != 0) return;
+      const int rank = H5Pget_chunk(dcpl.get(), 0, nullptr);
+      if (rank != static_cast<int>(dims.size()) || rank <= 0) fail(name, "its chunk shape does not match its rank (file is corrupt)");
+      std::vector<hsize_t> chunk(static_cast<std::size_t>(rank));
+      H5Pget_chunk(dcpl.get(), rank, chunk.data());
+      for (hsize_t c : chunk) expected *= c;
+      H5Id space(H5Dget_space(ds), H5Sclose);
+      hsize_t n_chunks = 0;
+      if (!space.valid() || H5Dget_num_chunks(ds, space.get(), &n_chunks) < 0)
+        fail(name, "cannot read its chunk index (file is corrupt)");
+      expected *= n_chunks;
+    } else {
+      return;
+    }
+    if (exact ? stored != expected : stored < expected)
+      fail(name, "stores " + std::to_string(stored) + " bytes where its layout needs " +
+                     std::to_string(expected) + " (file is corrupt)");
   }
 
   // A corrupt header can claim any extent; refuse one that this file could not
