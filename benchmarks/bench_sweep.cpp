@@ -47,6 +47,8 @@ struct Setup {
   kbt::SweepPlan plan;
   std::vector<double> params;  // [n][2]
   std::size_t n_combos = 0;
+  // The hoisted SMAs, [register][window index][bar], from the fold kernels.
+  std::vector<std::vector<std::vector<double>>> sma;
 };
 
 std::unique_ptr<Setup> make_setup(std::size_t n_bars) {
@@ -65,6 +67,16 @@ std::unique_ptr<Setup> make_setup(std::size_t n_bars) {
   for (std::size_t i = 0; i < ids.size(); ++i) grid.combo_values(ids[i], &s->params[i * 2]);
   s->config.simulation.periods_per_year = kbt::resolve_periods_per_year(s->bars, s->config.simulation);
   s->plan = kbt::make_sweep_plan(s->program, s->bars);
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  const std::size_t rows = s->plan.n_hoisted_series();
+  kbt::HoistedRows<Host, double> hoisted(Host(), s->plan, rows);
+  hoisted.compute(kbt::HoistTiling(s->plan, rows).tile(0));
+  s->sma.resize(s->plan.hoisted_regs.size());
+  for (std::size_t h = 0; h < s->sma.size(); ++h)
+    for (std::size_t i = 0; i < s->plan.hoisted_windows[h].size(); ++i) {
+      const double* row = &hoisted.rows()(static_cast<std::size_t>(hoisted.row(h, i)), 0);
+      s->sma[h].emplace_back(row, row + n_bars);
+    }
   return s;
 }
 
@@ -99,8 +111,7 @@ void BM_SweepKernel(benchmark::State& state, const std::string& device, bool fp3
 const std::vector<double>& sma_row(const Setup& s, int reg_slot, double window) {
   const auto& ws = s.plan.hoisted_windows[static_cast<std::size_t>(reg_slot)];
   const auto it = std::lower_bound(ws.begin(), ws.end(), static_cast<std::int64_t>(window));
-  return s.plan.hoisted_series[static_cast<std::size_t>(s.plan.hoisted_first_row[static_cast<std::size_t>(reg_slot)] +
-                                                        (it - ws.begin()))];
+  return s.sma[static_cast<std::size_t>(reg_slot)][static_cast<std::size_t>(it - ws.begin())];
 }
 
 // Hand-written SMA cross: hoisted SMAs, one combo per iteration, state in
@@ -236,9 +247,9 @@ void BM_HandWrittenKokkosFull(benchmark::State& state) {
     auto hf = Kokkos::create_mirror_view(fast);
     auto hs = Kokkos::create_mirror_view(slow);
     for (std::size_t w = 0; w < ws_fast.size(); ++w)
-      for (std::size_t t = 0; t < n; ++t) hf(w, t) = s.plan.hoisted_series[s.plan.hoisted_first_row[0] + w][t];
+      for (std::size_t t = 0; t < n; ++t) hf(w, t) = s.sma[0][w][t];
     for (std::size_t w = 0; w < ws_slow.size(); ++w)
-      for (std::size_t t = 0; t < n; ++t) hs(w, t) = s.plan.hoisted_series[s.plan.hoisted_first_row[1] + w][t];
+      for (std::size_t t = 0; t < n; ++t) hs(w, t) = s.sma[1][w][t];
     Kokkos::deep_copy(fast, hf);
     Kokkos::deep_copy(slow, hs);
     auto hfi = Kokkos::create_mirror_view(fidx);
@@ -283,9 +294,9 @@ void BM_HandWrittenKokkos(benchmark::State& state) {
     auto hf = Kokkos::create_mirror_view(fast);
     auto hs = Kokkos::create_mirror_view(slow);
     for (std::size_t w = 0; w < hf.extent(0); ++w)
-      for (std::size_t t = 0; t < n; ++t) hf(w, t) = s.plan.hoisted_series[s.plan.hoisted_first_row[0] + w][t];
+      for (std::size_t t = 0; t < n; ++t) hf(w, t) = s.sma[0][w][t];
     for (std::size_t w = 0; w < hs.extent(0); ++w)
-      for (std::size_t t = 0; t < n; ++t) hs(w, t) = s.plan.hoisted_series[s.plan.hoisted_first_row[1] + w][t];
+      for (std::size_t t = 0; t < n; ++t) hs(w, t) = s.sma[1][w][t];
     Kokkos::deep_copy(fast, hf);
     Kokkos::deep_copy(slow, hs);
   }

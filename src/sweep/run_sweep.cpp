@@ -248,7 +248,7 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
     const SweepPlan plan = make_sweep_plan(program, bars);
     hoist_seconds = seconds_since(t_hoist);
     t_sweep = Clock::now();  // the sweep's time excludes the hoisting
-    outcome.profile.set("hoisted_series", static_cast<double>(plan.hoisted_series.size()));
+    outcome.profile.set("hoisted_series", static_cast<double>(plan.n_hoisted_series()));
     outcome.profile.set("materialized_series", static_cast<double>(plan.materialized.size()));
     outcome.profile.set("series_bytes", static_cast<double>(plan.series_bytes(fp32 ? 4 : 8)));
     const std::size_t k_best = static_cast<std::size_t>(config.sweep.top_k);
@@ -270,10 +270,26 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
     report(resumed);
     // Set up once (data and series uploaded); each chunk moves only its combos.
     const auto t_setup = Clock::now();
+    KernelSweepOptions kernel_options;
+    if (config.sweep.memory_budget_mb)
+      kernel_options.memory_budget_bytes = static_cast<std::size_t>(*config.sweep.memory_budget_mb * 1048576.0);
     const std::unique_ptr<KernelSweepRunner> runner =
-        resumed < n ? make_kernel_sweep_runner(outcome.device_used, fp32, program, plan, bars, sim_settings) : nullptr;
+        resumed < n ? make_kernel_sweep_runner(outcome.device_used, fp32, program, plan, bars, sim_settings,
+                                               kernel_options)
+                    : nullptr;
     double upload_seconds = seconds_since(t_setup), kernel_seconds = 0, device_topk_seconds = 0, download_seconds = 0;
-    std::size_t kernel_bytes = 0;
+    double fold_seconds = 0;
+    std::size_t kernel_bytes = 0, tiles_computed = 0;
+    if (runner) {
+      outcome.profile.set("hoist_rows_resident", static_cast<double>(runner->hoist_rows()));
+      outcome.profile.set("hoist_tiles", static_cast<double>(runner->hoist_tiles()));
+      if (runner->hoist_recomputes_along_rows() && !request.quiet)
+        std::fprintf(stderr,
+                     "kbt: warning: the memory budget holds %zu of the %zu hoisted series, fewer than the windows of "
+                     "the fastest-varying params: their series are recomputed as the rows revisit them (slow); raise "
+                     "sweep.memory_budget_mb\n",
+                     runner->hoist_rows(), plan.n_hoisted_series());
+    }
     for (std::size_t first = resumed; first < n; first += chunk, ++n_chunks) {
       const std::size_t count = std::min<std::size_t>(chunk, n - first);
       const std::vector<double> chunk_params(r.params.begin() + static_cast<long>(first * n_params),
@@ -286,6 +302,8 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
       KernelSweepOutput kernel_out = runner->run(chunk_params, top_k_request);
       upload_seconds += kernel_out.seconds_upload;
       kernel_seconds += kernel_out.seconds_kernel;
+      fold_seconds += kernel_out.seconds_hoist;
+      tiles_computed += kernel_out.hoist_tiles;
       device_topk_seconds += kernel_out.seconds_topk;
       download_seconds += kernel_out.seconds_download;
       kernel_bytes = std::max(kernel_bytes, kernel_out.kernel_bytes);
@@ -300,6 +318,8 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
     // the one-off setup (program, data, series) and every chunk's combos.
     outcome.profile.set("seconds_upload", upload_seconds);
     outcome.profile.set("seconds_kernel", kernel_seconds);
+    outcome.profile.set("seconds_fold_kernels", fold_seconds);
+    outcome.profile.set("hoist_tiles_computed", static_cast<double>(tiles_computed));
     outcome.profile.set("seconds_topk_device", device_topk_seconds);
     outcome.profile.set("seconds_download", download_seconds);
     outcome.profile.set("kernel_memory_bytes", static_cast<double>(kernel_bytes));
@@ -327,7 +347,8 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
       for (auto row : rows)
         sample_params.insert(sample_params.end(), r.params.begin() + static_cast<long>(row * n_params),
                              r.params.begin() + static_cast<long>((row + 1) * n_params));
-      const auto f64 = run_sweep_kernel_on(outcome.device_used, false, program, plan, bars, sim_settings, sample_params);
+      const auto f64 = run_sweep_kernel_on(outcome.device_used, false, program, plan, bars, sim_settings, sample_params,
+                                           kernel_options);
       const int obj = metric_index(config.sweep.objective.metric);
       std::vector<double> a, b;
       for (std::size_t k = 0; k < rows.size(); ++k) {

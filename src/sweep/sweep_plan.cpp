@@ -1,5 +1,4 @@
 #include <kbt/error.hpp>
-#include <kbt/kernels/fold_hoister.hpp>
 #include <kbt/kernels/hoisting_plan.hpp>
 #include <kbt/reference/evaluator.hpp>
 #include <kbt/sweep/sweep_plan.hpp>
@@ -112,10 +111,10 @@ SweepPlan make_sweep_plan(const Program& p, const BarData& bars) {
     plan.materialized.push_back(regs[r]);
   }
 
-  // Hoisted series: one per distinct window value, computed by the fold kernels
-  // (include/kbt/kernels/, bit-identical to the reference evaluator) on the host
-  // execution space, frame by frame and stage by stage.
-  using HostSpace = Kokkos::DefaultHostExecutionSpace;
+  // Hoisted series: one per distinct window value. Here only their fold
+  // requests and the stages' inputs; the fold kernels (include/kbt/kernels/,
+  // bit-identical to the reference evaluator) compute them on the sweep's own
+  // space, a tile of windows at a time (sweep/hoisted_series.hpp).
   for (std::size_t frame = 0; frame < std::max<std::size_t>(p.frame_ns.size(), 1); ++frame) {
     for (const kernels::HoistingStage& stage : kernels::make_hoisting_plan(p, static_cast<std::int32_t>(frame))) {
       bool wanted = false;
@@ -123,30 +122,28 @@ SweepPlan make_sweep_plan(const Program& p, const BarData& bars) {
         wanted = wanted || p.code[static_cast<std::size_t>(e.reg)].window_kind == WindowKind::param;
       if (!wanted) continue;
       const std::size_t nb = frame == 0 ? bars.n_bars() : timeframe_grid(bars.timestamps, p.frame_ns[frame]).begin.size();
-      Kokkos::View<double***, Kokkos::LayoutRight, HostSpace::memory_space> inputs(
-          "kbt::fold_inputs", stage.input_registers.size(), bars.n_symbols(), nb);
-      for (std::size_t k = 0; k < stage.input_registers.size(); ++k) {
-        const auto& v = regs[static_cast<std::size_t>(stage.input_registers[k])];
-        for (std::size_t sym = 0; sym < bars.n_symbols(); ++sym)
-          for (std::size_t b = 0; b < nb; ++b) inputs(k, sym, b) = v.size() == 1 ? v[0] : v[sym * nb + b];
+      SweepPlan::FoldStage fs;
+      fs.frame = static_cast<std::int32_t>(frame);
+      fs.n_bars = nb;
+      for (const std::int32_t reg : stage.input_registers) {
+        const auto& v = regs[static_cast<std::size_t>(reg)];
+        std::vector<double> row(bars.n_symbols() * nb);
+        for (std::size_t k = 0; k < row.size(); ++k) row[k] = v.size() == 1 ? v[0] : v[k];
+        fs.inputs.push_back(std::move(row));
       }
-      kernels::FoldHoister<HostSpace, double> hoister(stage.requests, stage.n_inputs(),
-                                                       static_cast<int>(bars.n_symbols()), static_cast<int>(nb));
-      hoister.compute(HostSpace(), inputs);
-      const auto& series = hoister.series();
+      const auto stage_index = static_cast<std::int32_t>(plan.fold_stages.size());
+      plan.fold_stages.push_back(std::move(fs));
       for (const auto& e : stage.entries) {
         const std::size_t r = static_cast<std::size_t>(e.reg);
         if (p.code[r].window_kind != WindowKind::param) continue;
         plan.home_index[r] = static_cast<std::int32_t>(plan.hoisted_regs.size());
         plan.hoisted_regs.push_back(e.reg);
-        plan.hoisted_first_row.push_back(static_cast<std::int32_t>(plan.hoisted_series.size()));
-        for (int idx : e.series) {
-          std::vector<double> row(bars.n_symbols() * nb);
-          for (std::size_t sym = 0; sym < bars.n_symbols(); ++sym)
-            for (std::size_t b = 0; b < nb; ++b) row[sym * nb + b] = series(static_cast<std::size_t>(idx), sym, b);
-          plan.hoisted_series.push_back(std::move(row));
-        }
+        plan.hoisted_window_param.push_back(p.code[r].window);
         plan.hoisted_windows.push_back(e.windows);
+        plan.hoisted_stage.push_back(stage_index);
+        std::vector<kernels::FoldRequest> requests;
+        for (const int idx : e.series) requests.push_back(stage.requests[static_cast<std::size_t>(idx)]);
+        plan.hoisted_requests.push_back(std::move(requests));
       }
     }
   }

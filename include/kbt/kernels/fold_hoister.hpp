@@ -77,6 +77,15 @@ class FoldHoister {
   // Validates the requests (kbt::Error on a bad one), drops duplicates (series
   // index = order of first appearance) and allocates the output View.
   FoldHoister(const std::vector<FoldRequest>& requests, int n_inputs, int n_symbols, int n_bars)
+      : FoldHoister(requests, n_inputs, n_symbols, n_bars, nullptr, 0) {}
+
+  // The same, writing the series into caller-owned memory of `memory_space`:
+  // `storage` holds room for `capacity` series of [n_symbols][n_bars] Reals
+  // (kbt::Error(internal) if the distinct requests need more). The caller keeps
+  // it alive; this is how a sweep reuses one allocation for every tile of
+  // windows and lets the kernel read the series where they were computed.
+  FoldHoister(const std::vector<FoldRequest>& requests, int n_inputs, int n_symbols, int n_bars, Real* storage,
+              std::size_t capacity)
       : n_inputs_(n_inputs), n_sym_(n_symbols), n_bars_(n_bars) {
     if (n_inputs < 0 || n_symbols < 0 || n_bars < 0)
       throw Error(ErrorCategory::internal, "FoldHoister: negative extent");
@@ -94,8 +103,16 @@ class FoldHoister {
         case FoldFamily::recursive: recursive.push_back(task); break;
       }
     }
-    series_ = series_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kbt::hoisted_series"),
-                          distinct_.size(), n_sym_, n_bars_);
+    if (storage == nullptr) {
+      series_ = series_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kbt::hoisted_series"),
+                            distinct_.size(), n_sym_, n_bars_);
+    } else {
+      if (capacity < distinct_.size())
+        throw Error(ErrorCategory::internal, "FoldHoister: storage for " + std::to_string(capacity) +
+                                                 " series, " + std::to_string(distinct_.size()) + " requested");
+      series_ = Kokkos::View<Real***, Kokkos::LayoutRight, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+          storage, distinct_.size(), n_sym_, n_bars_);
+    }
     per_bar_ = upload(per_bar, "kbt::fold_tasks_per_bar");
     extremum_ = upload(extremum, "kbt::fold_tasks_extremum");
     recursive_ = upload(recursive, "kbt::fold_tasks_recursive");

@@ -9,6 +9,8 @@
 #include <kbt/kokkos_compat.hpp>
 #include <kbt/reference/simulator.hpp>
 #include <kbt/sweep/device_top_k.hpp>
+#include <kbt/sweep/hoist_tiling.hpp>
+#include <kbt/sweep/hoisted_rows.hpp>
 #include <kbt/sweep/sweep_functor.hpp>
 #include <kbt/sweep/sweep_plan.hpp>
 
@@ -16,15 +18,24 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kbt {
 
 struct KernelSweepOptions {
-  // Upper bound on the per-chunk scratch (bytes); 0 = 512 MiB.
+  // Memory the sweep may use on its space (bytes); 0 = default_memory_budget.
+  // Half of it bounds the hoisted series of a tile of windows
+  // (hoist_tiling.hpp), a quarter the per-chunk scratch.
+  std::size_t memory_budget_bytes = 0;
+  // Upper bound on the per-chunk scratch (bytes); 0 = a quarter of the budget,
+  // at most 512 MiB.
   std::size_t scratch_budget_bytes = 0;
+  // Hoisted series resident at once (0 = derived from the budget). For tests.
+  std::size_t hoist_rows = 0;
   // Fixed chunk size in combos (0 = derived from the budget). For tests.
   std::size_t chunk_combos = 0;
   // Bars per evaluation block (0 = the space's default, default_block_bars).
@@ -88,26 +99,6 @@ inline std::vector<int> to_int(const std::vector<std::int32_t>& v) { return std:
 }  // namespace detail
 
 namespace detail {
-
-// What turns a combo's params into rows of the hoisted series: for hoisted
-// register h, the param that holds its window, its window values (ascending)
-// and its first row.
-struct HoistIndex {
-  std::size_t n_params = 0;
-  std::vector<std::size_t> window_param;
-  std::vector<std::vector<std::int64_t>> windows;
-  std::vector<std::int32_t> first_row;
-};
-
-inline HoistIndex make_hoist_index(const Program& program, const SweepPlan& plan) {
-  HoistIndex h;
-  h.n_params = plan.n_params;
-  for (std::size_t k = 0; k < plan.hoisted_regs.size(); ++k)
-    h.window_param.push_back(static_cast<std::size_t>(program.code[static_cast<std::size_t>(plan.hoisted_regs[k])].window));
-  h.windows = plan.hoisted_windows;
-  h.first_row = plan.hoisted_first_row;
-  return h;
-}
 
 // Per-combo scratch needs, fixed for a run.
 struct ScratchShape {
@@ -197,7 +188,7 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
   f.has_funding = bars.has_column("funding_rate") ? 1 : 0;
   f.funding = detail::upload_column<Real, Space>(bars, "funding_rate", "kbt::funding_rate");
   f.materialized = detail::upload_rows<Real, Space>(plan.materialized, width, "kbt::materialized");
-  f.hoisted = detail::upload_rows<Real, Space>(plan.hoisted_series, width, "kbt::hoisted");
+  // f.hoisted: HoistedRows' rows, set per tile of windows.
 
   const std::vector<double> fees = resolve_fee_bps(bars, sim);
   std::vector<Real> fee_rate(fees.size());
@@ -235,35 +226,29 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
   return f;
 }
 
-// Loads a list of combos ([n_combos][n_params]) into `f`: their params, their
-// rows of the hoisted series, room for their metrics, and scratch for chunks
-// of `chunk_out` combos (kept when the previous scratch is large enough).
+// Loads a list of combos into `f`: their params ([n_combos][n_params]), their
+// rows of the hoisted series ([n_combos][n_hoisted]), room for their metrics,
+// and scratch for chunks of `chunk_out` combos (kept when the previous scratch
+// is large enough).
 template <class ExecSpace, class Real>
-void load_combos(SweepFunctor<ExecSpace, Real>& f, const HoistIndex& hoist, const ScratchShape& shape,
-                 const std::vector<double>& combo_params, const KernelSweepOptions& options,
-                 std::size_t& n_combos_out, std::size_t& chunk_out) {
+void load_combos(SweepFunctor<ExecSpace, Real>& f, const ScratchShape& shape, std::size_t n_params,
+                 std::size_t n_hoisted, const std::vector<double>& combo_params, const std::vector<int>& hoist_rows,
+                 std::size_t scratch_budget, const KernelSweepOptions& options, std::size_t& n_combos_out,
+                 std::size_t& chunk_out) {
   using Space = typename ExecSpace::memory_space;
   using Functor = SweepFunctor<ExecSpace, Real>;
-  const std::size_t n_params = hoist.n_params;
   const std::size_t n_combos = n_params == 0 ? (combo_params.empty() ? 1 : combo_params.size())
                                              : combo_params.size() / n_params;
   {
     Kokkos::View<Real**, Space> params(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kbt::params")), n_combos,
                                        std::max<std::size_t>(n_params, 1));
     Kokkos::View<int**, Space> rows(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kbt::hoist_row")), n_combos,
-                                    std::max<std::size_t>(hoist.window_param.size(), 1));
+                                    std::max<std::size_t>(n_hoisted, 1));
     auto hp = Kokkos::create_mirror_view(params);
     auto hr = Kokkos::create_mirror_view(rows);
     for (std::size_t c = 0; c < n_combos; ++c) {
       for (std::size_t k = 0; k < n_params; ++k) hp(c, k) = static_cast<Real>(combo_params[c * n_params + k]);
-      for (std::size_t h = 0; h < hoist.window_param.size(); ++h) {
-        const auto w = static_cast<std::int64_t>(combo_params[c * n_params + hoist.window_param[h]]);
-        const auto& ws = hoist.windows[h];
-        const auto it = std::lower_bound(ws.begin(), ws.end(), w);
-        if (it == ws.end() || *it != w)
-          throw Error(ErrorCategory::internal, "combo window value missing from the hoisted series");
-        hr(c, h) = hoist.first_row[h] + static_cast<int>(it - ws.begin());
-      }
+      for (std::size_t h = 0; h < n_hoisted; ++h) hr(c, h) = hoist_rows[c * n_hoisted + h];
     }
     Kokkos::deep_copy(params, hp);
     Kokkos::deep_copy(rows, hr);
@@ -272,8 +257,7 @@ void load_combos(SweepFunctor<ExecSpace, Real>& f, const HoistIndex& hoist, cons
   }
   std::size_t chunk = options.chunk_combos;
   if (chunk == 0) {
-    const std::size_t budget = options.scratch_budget_bytes ? options.scratch_budget_bytes : (std::size_t(512) << 20);
-    chunk = std::max<std::size_t>(1, budget / shape.per_combo_bytes);
+    chunk = std::max<std::size_t>(1, scratch_budget / shape.per_combo_bytes);
     // A host space works on `concurrency` combos at a time: a few thousand
     // combos per thread keep every thread busy and the scratch small.
     if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Space>::accessible)
@@ -293,6 +277,17 @@ void load_combos(SweepFunctor<ExecSpace, Real>& f, const HoistIndex& hoist, cons
   chunk_out = chunk;
 }
 
+// all(index(i), m) = part(i, m): a tile's metrics into the call's order.
+template <class ExecSpace>
+struct ScatterMetricRows {
+  Kokkos::View<const double**, typename ExecSpace::memory_space> part;
+  Kokkos::View<double**, typename ExecSpace::memory_space> all;
+  Kokkos::View<const std::int64_t*, typename ExecSpace::memory_space> index;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    for (int m = 0; m < int(n_metrics); ++m) all(index(i), m) = part(i, m);
+  }
+};
+
 // Runs every loaded combo, chunk by chunk, and fences.
 template <class ExecSpace, class Real>
 void launch_sweep(const ExecSpace& exec, SweepFunctor<ExecSpace, Real>& f, std::size_t n_combos, std::size_t chunk) {
@@ -306,20 +301,228 @@ void launch_sweep(const ExecSpace& exec, SweepFunctor<ExecSpace, Real>& f, std::
   exec.fence();
 }
 
-// The functor of a run with its combos loaded (sweep_metrics_on, eval).
-template <class ExecSpace, class Real>
-SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const SweepPlan& plan,
-                                                 const BarData& bars, const SimulationSettings& sim,
-                                                 const std::vector<double>& combo_params,
-                                                 const KernelSweepOptions& options, std::size_t& n_combos_out,
-                                                 std::size_t& chunk_out) {
-  ScratchShape shape;
-  auto f = make_sweep_functor<ExecSpace, Real>(program, plan, bars, sim, options, shape);
-  load_combos(f, make_hoist_index(program, plan), shape, combo_params, options, n_combos_out, chunk_out);
-  return f;
+}  // namespace detail
+
+// Top-K selected where the metrics are (device_top_k.hpp), for `kbt run`.
+struct KernelTopKRequest {
+  Objective objective;
+  std::size_t k = 0;
+  std::vector<std::uint64_t> combo_ids;  // [n_combos]: ties are broken by id
+};
+struct KernelSweepOutput {
+  std::vector<double> metrics;     // [n_combos][n_metrics], row-major
+  std::vector<std::size_t> top_k;  // rows, best first
+  // Phases of this call (seconds, each fenced) and the kernel's memory.
+  double seconds_upload = 0;    // the combos' params and hoisting rows, scratch
+  double seconds_hoist = 0;     // fold kernels computing the hoisted series
+  double seconds_kernel = 0;    // the sweep kernel
+  double seconds_topk = 0;      // top-K selection on the space
+  double seconds_download = 0;  // metrics and top-K rows to the host
+  std::size_t kernel_bytes = 0; // every View of the kernel and its series after this call
+  std::size_t hoist_tiles = 0;  // tiles of windows this call computed
+};
+
+// A sweep kernel set up once for a run — program, data, fold inputs uploaded,
+// memory for the hoisted series allocated — that then simulates any number of
+// combo lists (checkpoint chunks): per call only the combos' params, hoisting
+// rows and metrics move, and the scratch is reused. It reads the SweepPlan it
+// was made from: keep the plan alive while the runner is used.
+class KernelSweepRunner {
+ public:
+  virtual ~KernelSweepRunner() = default;
+  // combo_params: [n][n_params]; top_k.combo_ids: [n].
+  virtual KernelSweepOutput run(const std::vector<double>& combo_params, const KernelTopKRequest& top_k) = 0;
+  // Hoisted series resident at once and the tiles of windows the grid needs.
+  virtual std::size_t hoist_rows() const = 0;
+  virtual std::size_t hoist_tiles() const = 0;
+  // Whether rows in grid order revisit tiles (HoistTiling::recomputes_along_rows).
+  virtual bool hoist_recomputes_along_rows() const = 0;
+};
+
+// The memory a sweep on ExecSpace may use when the config does not say: on a
+// GPU three quarters of its free memory; on the host half of the available
+// memory, at most 2 GiB (1 GiB of hoisted series: every window of a 1,000-value
+// axis over 100k bars stays resident, and the process stays under 2 GB).
+std::size_t host_available_memory_bytes();
+template <class ExecSpace>
+std::size_t default_memory_budget() {
+#ifdef KOKKOS_ENABLE_CUDA
+  if (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) return free_bytes / 4 * 3;
+  }
+#endif
+  return std::min<std::size_t>(std::size_t(2) << 30, host_available_memory_bytes() / 2);
 }
 
-}  // namespace detail
+template <class ExecSpace, class Real>
+class KernelSweeper final : public KernelSweepRunner {
+ public:
+  using memory_space = typename ExecSpace::memory_space;
+
+  KernelSweeper(const ExecSpace& exec, const Program& program, const SweepPlan& plan, const BarData& bars,
+                const SimulationSettings& sim, const KernelSweepOptions& options = {})
+      : exec_(exec), options_(options), plan_(plan) {
+    const std::size_t budget = options.memory_budget_bytes ? options.memory_budget_bytes
+                                                           : default_memory_budget<ExecSpace>();
+    scratch_budget_ = options.scratch_budget_bytes ? options.scratch_budget_bytes
+                                                   : std::min<std::size_t>(budget / 4, std::size_t(512) << 20);
+    std::size_t rows = options.hoist_rows;
+    if (rows == 0) {
+      const std::size_t per_row = std::max<std::size_t>(HoistedRows<ExecSpace, Real>::bytes_per_row(plan_), 1);
+      rows = budget / 2 / per_row;
+      if (rows < plan_.hoisted_regs.size()) {  // in MiB: what the config sets
+        const auto mib = [](double bytes) {
+          char text[32];
+          std::snprintf(text, sizeof text, "%.2f MiB", bytes / 1048576.0);
+          return std::string(text);
+        };
+        throw Error(ErrorCategory::limit,
+                    "memory budget of " + mib(static_cast<double>(budget)) + ": its half for hoisted series holds " +
+                        std::to_string(rows) + " series of " + std::to_string(plan_.n_symbols) + " symbols x " +
+                        std::to_string(plan_.n_bars) + " bars, and this strategy needs " +
+                        std::to_string(plan_.hoisted_regs.size()) + " at a time (a budget of at least " +
+                        mib(2.0 * static_cast<double>(per_row * plan_.hoisted_regs.size())) +
+                        "): raise sweep.memory_budget_mb");
+      }
+    }
+    tiling_ = std::make_unique<HoistTiling>(plan_, rows);
+    rows_ = std::min(rows, std::max<std::size_t>(plan_.n_hoisted_series(), 1));
+    hoisted_ = HoistedRows<ExecSpace, Real>(exec_, plan_, rows_);
+    functor_ = detail::make_sweep_functor<ExecSpace, Real>(program, plan_, bars, sim, options, shape_);
+    functor_.hoisted = hoisted_.rows();
+  }
+
+  // Simulates `combo_params` ([n][n_params]) and returns their metrics
+  // [n][n_metrics] on the space (fenced). Combos are run tile by tile of
+  // hoisted windows; the metrics come back in the given order.
+  Kokkos::View<double**, memory_space> metrics_on_space(const std::vector<double>& combo_params,
+                                                        KernelSweepOutput* phases = nullptr) {
+    using Clock = std::chrono::steady_clock;
+    const auto since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+    const std::size_t n_params = plan_.n_params, n_h = plan_.hoisted_regs.size();
+    const std::size_t n = n_params == 0 ? (combo_params.empty() ? 1 : combo_params.size()) : combo_params.size() / n_params;
+    // Each combo's tile and window indices; combos grouped by tile, in order.
+    std::vector<std::size_t> tile(n), window_index(n * n_h);
+    for (std::size_t c = 0; c < n; ++c)
+      tile[c] = n_h == 0 ? 0 : tiling_->tile_of(&combo_params[c * n_params], &window_index[c * n_h]);
+    std::vector<std::size_t> order(n);
+    for (std::size_t c = 0; c < n; ++c) order[c] = c;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return tile[x] < tile[y]; });
+    const bool one_tile = n == 0 || tile[order.front()] == tile[order.back()];
+    Kokkos::View<double**, memory_space> all;
+    if (!one_tile) all = Kokkos::View<double**, memory_space>("kbt::metrics", n, n_metrics);
+    for (std::size_t g0 = 0; g0 < n;) {
+      std::size_t g1 = g0;
+      while (g1 < n && tile[order[g1]] == tile[order[g0]]) ++g1;
+      auto t = Clock::now();
+      if (!computed_ || current_tile_ != tile[order[g0]]) {
+        current_tile_ = tile[order[g0]];
+        hoisted_.compute(tiling_->tile(current_tile_));  // fences
+        computed_ = true;
+        if (phases) ++phases->hoist_tiles;
+      }
+      if (phases) phases->seconds_hoist += since(t);
+      t = Clock::now();
+      std::vector<double> params;
+      std::vector<int> rows;
+      params.reserve((g1 - g0) * n_params);
+      rows.reserve((g1 - g0) * n_h);
+      for (std::size_t j = g0; j < g1; ++j) {
+        const std::size_t c = order[j];
+        params.insert(params.end(), combo_params.begin() + static_cast<long>(c * n_params),
+                      combo_params.begin() + static_cast<long>((c + 1) * n_params));
+        for (std::size_t h = 0; h < n_h; ++h) rows.push_back(hoisted_.row(h, window_index[c * n_h + h]));
+      }
+      std::size_t loaded = 0, chunk = 0;
+      detail::load_combos(functor_, shape_, n_params, n_h, params, rows, scratch_budget_, options_, loaded, chunk);
+      exec_.fence();
+      if (phases) phases->seconds_upload += since(t);
+      t = Clock::now();
+      detail::launch_sweep(exec_, functor_, loaded, chunk);  // fences
+      if (phases) phases->seconds_kernel += since(t);
+      if (!one_tile) {
+        std::vector<std::int64_t> index(order.begin() + static_cast<long>(g0), order.begin() + static_cast<long>(g1));
+        const auto dev_index = detail::upload_1d<std::int64_t, memory_space>(index, "kbt::metric_rows");
+        detail::ScatterMetricRows<ExecSpace> scatter{functor_.metrics, all, dev_index};
+        Kokkos::parallel_for("kbt::sweep::scatter_metrics",
+                             Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
+                                 exec_, 0, static_cast<std::int64_t>(g1 - g0)),
+                             scatter);
+        exec_.fence();
+      }
+      g0 = g1;
+    }
+    return one_tile ? functor_.metrics : all;
+  }
+
+  KernelSweepOutput run(const std::vector<double>& combo_params, const KernelTopKRequest& top_k) override {
+    using Clock = std::chrono::steady_clock;
+    const auto since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+    KernelSweepOutput out;
+    const auto metrics = metrics_on_space(combo_params, &out);
+    const std::size_t n_combos = metrics.extent(0);
+    if (top_k.combo_ids.size() != n_combos)
+      throw Error(ErrorCategory::internal, "top-K request: combo ids do not match the combos");
+    auto t = Clock::now();
+    const auto ids = detail::upload_1d<std::uint64_t, memory_space>(top_k.combo_ids, "kbt::combo_ids");
+    const auto rows = select_top_k_on(exec_, metrics, ids, top_k.objective, top_k.k);  // fences
+    out.seconds_topk = since(t);
+    t = Clock::now();
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), metrics);
+    out.metrics.resize(n_combos * n_metrics);
+    for (std::size_t c = 0; c < n_combos; ++c)
+      for (std::size_t m = 0; m < n_metrics; ++m) out.metrics[c * n_metrics + m] = host(c, m);
+    auto host_rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rows);
+    for (std::size_t j = 0; j < host_rows.extent(0); ++j) out.top_k.push_back(static_cast<std::size_t>(host_rows(j)));
+    out.seconds_download = since(t);
+    out.kernel_bytes = functor_.bytes() + hoisted_.bytes() - functor_.hoisted.span() * sizeof(Real);
+    return out;
+  }
+
+  // The series of register `reg` for one combo, [n_symbols][n_bars] on the
+  // space, by the sweep kernel's in-thread evaluator (no simulation).
+  Kokkos::View<Real**, memory_space> evaluate_on_space(const std::vector<double>& params, int reg) {
+    const std::size_t n_h = plan_.hoisted_regs.size();
+    std::vector<std::size_t> window_index(n_h);
+    const std::size_t t = n_h == 0 ? 0 : tiling_->tile_of(params.data(), window_index.data());
+    if (!computed_ || current_tile_ != t) {
+      current_tile_ = t;
+      hoisted_.compute(tiling_->tile(t));
+      computed_ = true;
+    }
+    std::vector<int> rows;
+    for (std::size_t h = 0; h < n_h; ++h) rows.push_back(hoisted_.row(h, window_index[h]));
+    KernelSweepOptions one = options_;
+    one.chunk_combos = 1;
+    std::size_t loaded = 0, chunk = 0;
+    detail::load_combos(functor_, shape_, plan_.n_params, n_h, params, rows, scratch_budget_, one, loaded, chunk);
+    auto f = functor_;
+    f.first = 0;
+    f.chunk_count = 1;
+    f.emit_register = reg;
+    f.emitted = typename SweepFunctor<ExecSpace, Real>::template V2<Real>("kbt::emitted", plan_.n_symbols, plan_.n_bars);
+    Kokkos::parallel_for("kbt::evaluate", Kokkos::RangePolicy<ExecSpace>(exec_, 0, 1), f);
+    exec_.fence();
+    return f.emitted;
+  }
+
+  std::size_t hoist_rows() const override { return rows_; }
+  std::size_t hoist_tiles() const override { return tiling_->n_tiles(); }
+  bool hoist_recomputes_along_rows() const override { return tiling_->recomputes_along_rows(); }
+
+ private:
+  ExecSpace exec_;
+  KernelSweepOptions options_;
+  const SweepPlan& plan_;  // the caller keeps the plan alive while the sweeper runs
+  std::size_t scratch_budget_ = 0, rows_ = 0;
+  std::unique_ptr<HoistTiling> tiling_;
+  HoistedRows<ExecSpace, Real> hoisted_;
+  bool computed_ = false;
+  std::size_t current_tile_ = 0;
+  detail::ScratchShape shape_;
+  SweepFunctor<ExecSpace, Real> functor_;
+};
 
 // Simulates every combo of `combo_params` ([n_combos][n_params], row-major, in
 // Program::param_names order) on `exec` and returns their metrics
@@ -329,11 +532,8 @@ template <class ExecSpace, class Real>
 Kokkos::View<double**, typename ExecSpace::memory_space> sweep_metrics_on(
     const ExecSpace& exec, const Program& program, const SweepPlan& plan, const BarData& bars,
     const SimulationSettings& sim, const std::vector<double>& combo_params, const KernelSweepOptions& options = {}) {
-  std::size_t n_combos = 0, chunk = 0;
-  auto f = detail::make_sweep_functor<ExecSpace, Real>(program, plan, bars, sim, combo_params, options, n_combos,
-                                                       chunk);
-  detail::launch_sweep(exec, f, n_combos, chunk);
-  return f.metrics;
+  KernelSweeper<ExecSpace, Real> sweeper(exec, program, plan, bars, sim, options);
+  return sweeper.metrics_on_space(combo_params);
 }
 
 // The same, with the metrics copied to the host, row-major.
@@ -351,83 +551,6 @@ std::vector<double> run_sweep_kernel(const ExecSpace& exec, const Program& progr
   return out;
 }
 
-// Top-K selected where the metrics are (device_top_k.hpp), for `kbt run`.
-struct KernelTopKRequest {
-  Objective objective;
-  std::size_t k = 0;
-  std::vector<std::uint64_t> combo_ids;  // [n_combos]: ties are broken by id
-};
-struct KernelSweepOutput {
-  std::vector<double> metrics;     // [n_combos][n_metrics], row-major
-  std::vector<std::size_t> top_k;  // rows, best first
-  // Phases of this call (seconds, each fenced) and the kernel's memory.
-  double seconds_upload = 0;    // the combos' params and hoisting rows, scratch
-  double seconds_kernel = 0;    // the sweep kernel
-  double seconds_topk = 0;      // top-K selection on the space
-  double seconds_download = 0;  // metrics and top-K rows to the host
-  std::size_t kernel_bytes = 0; // every View of the kernel after this call
-};
-
-// A sweep kernel set up once for a run — program, data and series uploaded —
-// that then simulates any number of combo lists (checkpoint chunks): per call
-// only the combos' params, hoisting rows and metrics move, and the scratch is
-// reused.
-class KernelSweepRunner {
- public:
-  virtual ~KernelSweepRunner() = default;
-  // combo_params: [n][n_params]; top_k.combo_ids: [n].
-  virtual KernelSweepOutput run(const std::vector<double>& combo_params, const KernelTopKRequest& top_k) = 0;
-};
-
-template <class ExecSpace, class Real>
-class KernelSweeper final : public KernelSweepRunner {
- public:
-  KernelSweeper(const ExecSpace& exec, const Program& program, const SweepPlan& plan, const BarData& bars,
-                const SimulationSettings& sim, const KernelSweepOptions& options = {})
-      : exec_(exec), options_(options), hoist_(detail::make_hoist_index(program, plan)) {
-    functor_ = detail::make_sweep_functor<ExecSpace, Real>(program, plan, bars, sim, options, shape_);
-  }
-
-  KernelSweepOutput run(const std::vector<double>& combo_params, const KernelTopKRequest& top_k) override {
-    using Clock = std::chrono::steady_clock;
-    const auto since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
-    KernelSweepOutput out;
-    auto t = Clock::now();
-    std::size_t n_combos = 0, chunk = 0;
-    detail::load_combos(functor_, hoist_, shape_, combo_params, options_, n_combos, chunk);
-    if (top_k.combo_ids.size() != n_combos)
-      throw Error(ErrorCategory::internal, "top-K request: combo ids do not match the combos");
-    const auto ids =
-        detail::upload_1d<std::uint64_t, typename ExecSpace::memory_space>(top_k.combo_ids, "kbt::combo_ids");
-    exec_.fence();
-    out.seconds_upload = since(t);
-    t = Clock::now();
-    detail::launch_sweep(exec_, functor_, n_combos, chunk);  // fences
-    out.seconds_kernel = since(t);
-    const auto& metrics = functor_.metrics;
-    t = Clock::now();
-    const auto rows = select_top_k_on(exec_, metrics, ids, top_k.objective, top_k.k);  // fences
-    out.seconds_topk = since(t);
-    t = Clock::now();
-    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), metrics);
-    out.metrics.resize(n_combos * n_metrics);
-    for (std::size_t c = 0; c < n_combos; ++c)
-      for (std::size_t m = 0; m < n_metrics; ++m) out.metrics[c * n_metrics + m] = host(c, m);
-    auto host_rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rows);
-    for (std::size_t j = 0; j < host_rows.extent(0); ++j) out.top_k.push_back(static_cast<std::size_t>(host_rows(j)));
-    out.seconds_download = since(t);
-    out.kernel_bytes = functor_.bytes();
-    return out;
-  }
-
- private:
-  ExecSpace exec_;
-  KernelSweepOptions options_;
-  detail::HoistIndex hoist_;
-  detail::ScratchShape shape_;
-  SweepFunctor<ExecSpace, Real> functor_;
-};
-
 // The series of register `reg` (e.g. Program::expression) for one combo,
 // [n_symbols * n_bars] symbol-major, evaluated by the sweep kernel's in-thread
 // evaluator on `exec` (`kbt eval --device`).
@@ -436,15 +559,8 @@ std::vector<double> evaluate_register_kernel(const ExecSpace& exec, const Progra
                                              const BarData& bars, const std::vector<double>& params, int reg) {
   SimulationSettings sim;
   sim.periods_per_year = 1.0;  // unused: no simulation
-  std::size_t n_combos = 0, chunk = 0;
-  KernelSweepOptions options;
-  options.chunk_combos = 1;
-  auto f = detail::make_sweep_functor<ExecSpace, Real>(program, plan, bars, sim, params, options, n_combos, chunk);
-  f.emit_register = reg;
-  f.emitted = typename decltype(f)::template V2<Real>("kbt::emitted", plan.n_symbols, plan.n_bars);
-  Kokkos::parallel_for("kbt::evaluate", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1), f);
-  exec.fence();
-  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.emitted);
+  KernelSweeper<ExecSpace, Real> sweeper(exec, program, plan, bars, sim);
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sweeper.evaluate_on_space(params, reg));
   std::vector<double> out(plan.n_symbols * plan.n_bars);
   for (std::size_t s = 0; s < plan.n_symbols; ++s)
     for (std::size_t b = 0; b < plan.n_bars; ++b) out[s * plan.n_bars + b] = static_cast<double>(host(s, b));

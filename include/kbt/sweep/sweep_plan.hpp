@@ -12,6 +12,7 @@
 // docs/sweep.md explains the layout; nothing here is per combo per bar.
 
 #include <kbt/bar_data.hpp>
+#include <kbt/kernels/fold_request.hpp>
 #include <kbt/lang/program.hpp>
 
 #include <cstdint>
@@ -34,12 +35,26 @@ struct SweepPlan {
   // Param-free series [n_materialized][n_symbols * n_bars], symbol-major.
   std::vector<std::vector<double>> materialized;
 
-  // Hoisted registers: for hoisted register k, its distinct window values
-  // (ascending) and the first row of its series in `hoisted_series`.
+  // Hoisted registers: for hoisted register k, the param holding its window,
+  // its distinct window values (ascending), the fold stage that computes it and,
+  // per window value, the fold request of its series. The series themselves are
+  // computed by the fold kernels on the sweep's own execution space
+  // (sweep/hoisted_rows.hpp), a tile of windows at a time when they do not
+  // all fit the memory budget (sweep/hoist_tiling.hpp).
   std::vector<std::int32_t> hoisted_regs;
+  std::vector<std::int32_t> hoisted_window_param;
   std::vector<std::vector<std::int64_t>> hoisted_windows;
-  std::vector<std::int32_t> hoisted_first_row;
-  std::vector<std::vector<double>> hoisted_series;  // [n_rows][n_symbols * n_bars]
+  std::vector<std::int32_t> hoisted_stage;
+  std::vector<std::vector<kernels::FoldRequest>> hoisted_requests;
+
+  // A fold stage's inputs: param-free series computed once on the host,
+  // [n_inputs][n_symbols * stage_bars], and the bars of its timeframe.
+  struct FoldStage {
+    std::int32_t frame = 0;
+    std::size_t n_bars = 0;
+    std::vector<std::vector<double>> inputs;
+  };
+  std::vector<FoldStage> fold_stages;
 
   // Streamed registers in program order, and per register its per-thread
   // ring-buffer slice (offset, capacity per symbol) and recurrence-state slice.
@@ -59,9 +74,15 @@ struct SweepPlan {
   std::vector<std::int64_t> frame_bars;
   std::vector<std::vector<std::int64_t>> frame_visible;
 
-  // Bytes of series resident on the device.
+  // Hoisted series over the whole grid (one per hoisted register and window value).
+  std::size_t n_hoisted_series() const {
+    std::size_t n = 0;
+    for (const auto& w : hoisted_windows) n += w.size();
+    return n;
+  }
+  // Bytes of every materialized and hoisted series, were they all resident at once.
   std::size_t series_bytes(std::size_t real_size) const {
-    return (materialized.size() + hoisted_series.size()) * n_symbols * n_bars * real_size;
+    return (materialized.size() + n_hoisted_series()) * n_symbols * n_bars * real_size;
   }
 };
 
@@ -69,9 +90,9 @@ struct SweepPlan {
 // string, or nothing when it can.
 std::optional<std::string> sweep_kernel_unsupported(const Program& program);
 
-// Classifies every register and computes the materialized and hoisted series on
-// the host with the reference evaluator. `param_axes` gives each param's values
-// (Program::param_axes).
+// Classifies every register, computes the materialized series and the inputs of
+// the hoisted folds on the host with the reference evaluator, and lists the fold
+// requests of every hoisted series (computed later, on the sweep's space).
 SweepPlan make_sweep_plan(const Program& program, const BarData& bars);
 
 }  // namespace kbt
