@@ -104,6 +104,20 @@ TEST(FuzzRegressions, Hdf5UnfilteredChunkStoredShortIsRefusedBeforeLibhdf5ReadsP
                       "dataset /timestamps: stores 238 bytes where its layout needs 400 (file is corrupt)");
 }
 
+TEST(FuzzRegressions, Hdf5ChunkShapeLargerThanTheExtentIsRefused) {
+  // /bars/high [2][50] with chunks of [254][50] and two chunks at [0][0]:
+  // H5Dread copied 400 bytes out of a smaller libhdf5 buffer.
+  expect_hdf5_refused("chunk_shape_larger_than_extent.h5",
+                      "dataset /bars/high: its chunk shape [254][50] does not fit its extent [2][50] (file is corrupt)");
+}
+
+TEST(FuzzRegressions, Hdf5ChunkMarkedUnfilteredButStoredShortIsRefused) {
+  // A deflated chunk's filter mask was mutated to "deflate skipped": libhdf5
+  // copied the 346 stored bytes as a raw 400-byte chunk, past its buffer.
+  expect_hdf5_refused("chunk_skips_deflate_stored_short.h5",
+                      "dataset /bars/high: chunk 0 is stored unfiltered in 346 bytes, not a chunk's 400 (file is corrupt)");
+}
+
 TEST(FuzzRegressions, Hdf5CorruptMetadataSizeIsADataFormatError) {
   // A mutated object header makes libhdf5 ask for ~6e18 bytes of metadata; the
   // allocation fails inside HDF5 and the load must end in a clean error.
