@@ -179,6 +179,23 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
       request.checkpoint_combos ? request.checkpoint_combos : config.sweep.checkpoint_combos, bars.n_bars(),
       bars.n_symbols(), outcome.device_used, chunk_threads);
   r.metrics.assign(n * n_metrics, 0.0);
+
+  // A kernel device's plan and runner are made before the checkpoint file, so
+  // that what they refuse (an unsupported program, a memory budget too small)
+  // ends the run with nothing written.
+  const auto t_hoist = Clock::now();
+  std::optional<SweepPlan> plan;
+  std::unique_ptr<KernelSweepRunner> runner;
+  KernelSweepOptions kernel_options;
+  if (config.sweep.memory_budget_mb)
+    kernel_options.memory_budget_bytes = static_cast<std::size_t>(*config.sweep.memory_budget_mb * 1048576.0);
+  if (outcome.device_used != "reference") plan = make_sweep_plan(program, bars);
+  const double hoist_plan_seconds = seconds_since(t_hoist);
+  const auto t_setup = Clock::now();
+  if (plan && n > 0)
+    runner = make_kernel_sweep_runner(outcome.device_used, fp32, program, *plan, bars, sim_settings, kernel_options);
+  const double setup_seconds = seconds_since(t_setup);
+
   std::optional<Checkpoint> checkpoint;
   if (!request.checkpoint_path.empty()) {
     const bool exists = std::filesystem::exists(request.checkpoint_path);
@@ -244,13 +261,11 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
       finish_chunk(first, count);
     }
   } else {
-    const auto t_hoist = Clock::now();
-    const SweepPlan plan = make_sweep_plan(program, bars);
-    hoist_seconds = seconds_since(t_hoist);
-    t_sweep = Clock::now();  // the sweep's time excludes the hoisting
-    outcome.profile.set("hoisted_series", static_cast<double>(plan.n_hoisted_series()));
-    outcome.profile.set("materialized_series", static_cast<double>(plan.materialized.size()));
-    outcome.profile.set("series_bytes", static_cast<double>(plan.series_bytes(fp32 ? 4 : 8)));
+    hoist_seconds = hoist_plan_seconds;
+    t_sweep = Clock::now();  // the sweep's time excludes the hoisting plan
+    outcome.profile.set("hoisted_series", static_cast<double>(plan->n_hoisted_series()));
+    outcome.profile.set("materialized_series", static_cast<double>(plan->materialized.size()));
+    outcome.profile.set("series_bytes", static_cast<double>(plan->series_bytes(fp32 ? 4 : 8)));
     const std::size_t k_best = static_cast<std::size_t>(config.sweep.top_k);
     // The top-K of the union of per-chunk top-Ks is the global top-K: the
     // order (objective, then combo id) is total. Candidates are global rows.
@@ -268,16 +283,8 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
         candidates.push_back(first + row);
     }
     report(resumed);
-    // Set up once (data and series uploaded); each chunk moves only its combos.
-    const auto t_setup = Clock::now();
-    KernelSweepOptions kernel_options;
-    if (config.sweep.memory_budget_mb)
-      kernel_options.memory_budget_bytes = static_cast<std::size_t>(*config.sweep.memory_budget_mb * 1048576.0);
-    const std::unique_ptr<KernelSweepRunner> runner =
-        resumed < n ? make_kernel_sweep_runner(outcome.device_used, fp32, program, plan, bars, sim_settings,
-                                               kernel_options)
-                    : nullptr;
-    double upload_seconds = seconds_since(t_setup), kernel_seconds = 0, device_topk_seconds = 0, download_seconds = 0;
+    // Set up once (data uploaded, before the checkpoint); each chunk moves only its combos.
+    double upload_seconds = setup_seconds, kernel_seconds = 0, device_topk_seconds = 0, download_seconds = 0;
     double fold_seconds = 0;
     std::size_t kernel_bytes = 0, tiles_computed = 0;
     if (runner) {
@@ -288,7 +295,7 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
                      "kbt: warning: the memory budget holds %zu of the %zu hoisted series, fewer than the windows of "
                      "the fastest-varying params: their series are recomputed as the rows revisit them (slow); raise "
                      "sweep.memory_budget_mb\n",
-                     runner->hoist_rows(), plan.n_hoisted_series());
+                     runner->hoist_rows(), plan->n_hoisted_series());
     }
     for (std::size_t first = resumed; first < n; first += chunk, ++n_chunks) {
       const std::size_t count = std::min<std::size_t>(chunk, n - first);
@@ -347,7 +354,7 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
       for (auto row : rows)
         sample_params.insert(sample_params.end(), r.params.begin() + static_cast<long>(row * n_params),
                              r.params.begin() + static_cast<long>((row + 1) * n_params));
-      const auto f64 = run_sweep_kernel_on(outcome.device_used, false, program, plan, bars, sim_settings, sample_params,
+      const auto f64 = run_sweep_kernel_on(outcome.device_used, false, program, *plan, bars, sim_settings, sample_params,
                                            kernel_options);
       const int obj = metric_index(config.sweep.objective.metric);
       std::vector<double> a, b;

@@ -240,6 +240,28 @@ TEST(Limits, KbtRunRefusesAnOversizedGridBeforeLoadingData) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Limits, KbtRunRefusesAMemoryBudgetBelowOneWindowPerParamAndWritesNothing) {
+  // The budget is checked when the kernel is set up, before the checkpoint file
+  // of the run is created: neither it nor the results file may appear.
+  const auto dir = std::filesystem::temp_directory_path() / ("kbt_budget_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto config = dir / "budget.yaml";
+  const auto results = dir / "out.h5";
+  std::ofstream(config) << "data: " KBT_SOURCE_DIR "/data/sample.h5\nsymbols: [AAA]\nstrategy:\n  params:\n"
+                           "    fast: {values: [5, 10]}\n    slow: {values: [20, 40]}\n"
+                           "  position: where(sma(close, fast) > sma(close, slow), 1, -1)\n"
+                           "sweep: {device: serial, memory_budget_mb: 0.01}\noutput: {path: " + results.string() + "}\n";
+  const auto r = kbt::test::run_kbt("run " + config.string());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(contains(r.output, "[limit]")) << r.output;
+  EXPECT_TRUE(contains(r.output, "memory budget of 0.01 MiB")) << r.output;
+  EXPECT_TRUE(contains(r.output, "needs 2 at a time (a budget of at least 0.61 MiB)")) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(results));
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    EXPECT_EQ(entry.path().filename(), "budget.yaml") << "left behind: " << entry.path();
+  std::filesystem::remove_all(dir);
+}
+
 // ---------------------------------------------------------------------------
 // YAML nesting
 
