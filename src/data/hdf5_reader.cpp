@@ -112,7 +112,10 @@ class Hdf5Reader {
     }
     check_extent_fits_file(name, found, H5Tget_size(type.get()));
     check_storage_fits_file(name, ds.get());
-    if (kind != Kind::string) check_storage_holds_extent(name, ds.get(), found, H5Tget_size(type.get()));
+    // A variable-length string is stored as a 16-byte global heap reference.
+    const std::size_t stored_element =
+        kind == Kind::string && H5Tis_variable_str(type.get()) > 0 ? 16 : H5Tget_size(type.get());
+    check_storage_holds_extent(name, ds.get(), found, stored_element);
     dims = found;
     return ds;
   }

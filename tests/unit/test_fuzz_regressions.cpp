@@ -118,6 +118,13 @@ TEST(FuzzRegressions, Hdf5ChunkMarkedUnfilteredButStoredShortIsRefused) {
                       "dataset /bars/high: chunk 0 is stored unfiltered in 346 bytes, not a chunk's 400 (file is corrupt)");
 }
 
+TEST(FuzzRegressions, Hdf5CompactStringsWithNoStorageAreRefused) {
+  // /symbols: 512 fixed-length strings of 8 bytes in a compact layout that
+  // stores none of them; H5Dread copied 4096 bytes out of an empty buffer.
+  expect_hdf5_refused("compact_strings_stored_empty.h5",
+                      "dataset /symbols: stores 0 bytes where its layout needs 4096 (file is corrupt)");
+}
+
 TEST(FuzzRegressions, Hdf5CorruptMetadataSizeIsADataFormatError) {
   // A mutated object header makes libhdf5 ask for ~6e18 bytes of metadata; the
   // allocation fails inside HDF5 and the load must end in a clean error.
