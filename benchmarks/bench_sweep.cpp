@@ -105,12 +105,18 @@ void time_kernel_calls(benchmark::State& state, const std::string& device, bool 
   top.k = 10;
   for (std::size_t i = 0; i < n_combos; ++i) top.combo_ids.push_back(i);
   (void)runner->run(params, top);
+  double kernel = 0, total = 0;
   for (auto _ : state) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto out = runner->run(params, top);
     benchmark::DoNotOptimize(out.metrics.data());
-    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    state.SetIterationTime(seconds);
+    kernel += out.seconds_kernel, total += seconds;
   }
+  // The share of a call spent in the sweep kernel itself (the rest: the
+  // combos' upload, top-K, download).
+  state.counters["kernel_share"] = total > 0 ? kernel / total : 0.0;
 }
 
 // pair_combos: -1 = the space's default, 0 = one combo per thread, 1 = two.

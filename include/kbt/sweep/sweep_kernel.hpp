@@ -216,10 +216,17 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
   ss.window_end = static_cast<int>(window.end);
 
   // Scratch per combo: registers, rings, states, scan slots, symbol states.
-  shape.cur_width = std::max<std::size_t>(static_cast<std::size_t>(n_slots) * n_sym * f.block, 1);
-  shape.ring = std::max<std::size_t>(plan.ring_size, 1);
-  shape.state = std::max<std::size_t>(plan.state_size, 1);
-  shape.slots = std::max<std::size_t>(plan.scan_slots, 1);
+  // Each combo's scratch rows are padded to whole 64-byte cache lines: host
+  // threads running neighbouring combos would otherwise write the same lines
+  // (a 1-Real state row packs 8 combos into one line) and stall each other.
+  const auto lines = [](std::size_t reals) {
+    constexpr std::size_t per_line = 64 / sizeof(Real);
+    return (std::max<std::size_t>(reals, 1) + per_line - 1) / per_line * per_line;
+  };
+  shape.cur_width = lines(static_cast<std::size_t>(n_slots) * n_sym * f.block);
+  shape.ring = lines(plan.ring_size);
+  shape.state = lines(plan.state_size);
+  shape.slots = lines(plan.scan_slots);
   shape.per_combo_bytes = sizeof(Real) * (shape.cur_width + shape.ring + shape.state + shape.slots + 3) +
                           sizeof(SweepSymbolState<Real>) * n_sym;
   f.pair_combos = options.pair_combos >= 0 ? options.pair_combos : default_pair_combos<ExecSpace>();
@@ -295,8 +302,15 @@ void launch_sweep(const ExecSpace& exec, SweepFunctor<ExecSpace, Real>& f, std::
     f.first = static_cast<long>(first);
     const std::size_t count = std::min(chunk, n_combos - first);
     f.chunk_count = static_cast<int>(count);
-    Kokkos::parallel_for("kbt::sweep", Kokkos::RangePolicy<ExecSpace>(exec, 0, f.threads_for(static_cast<int>(count))),
-                         f);
+    // Dynamic schedule, one work item at a time: combos differ in cost (a
+    // combo that trades often does more per bar), and a static split of a
+    // grid in row order gives one host thread the expensive end of an axis.
+    // GPUs ignore the schedule.
+    Kokkos::parallel_for(
+        "kbt::sweep",
+        Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, 0, f.threads_for(static_cast<int>(count)),
+                                                                          Kokkos::ChunkSize(1)),
+        f);
   }
   exec.fence();
 }
