@@ -430,12 +430,7 @@ class KernelSweeper final : public KernelSweepRunner {
       std::size_t g1 = g0;
       while (g1 < n && tile[order[g1]] == tile[order[g0]]) ++g1;
       auto t = Clock::now();
-      if (!computed_ || current_tile_ != tile[order[g0]]) {
-        current_tile_ = tile[order[g0]];
-        hoisted_.compute(tiling_->tile(current_tile_));  // fences
-        computed_ = true;
-        if (phases) ++phases->hoist_tiles;
-      }
+      if (use_tile(tile[order[g0]]) && phases) ++phases->hoist_tiles;
       if (phases) phases->seconds_hoist += since(t);
       t = Clock::now();
       std::vector<double> params;
@@ -446,7 +441,7 @@ class KernelSweeper final : public KernelSweepRunner {
         const std::size_t c = order[j];
         params.insert(params.end(), combo_params.begin() + static_cast<long>(c * n_params),
                       combo_params.begin() + static_cast<long>((c + 1) * n_params));
-        for (std::size_t h = 0; h < n_h; ++h) rows.push_back(hoisted_.row(h, window_index[c * n_h + h]));
+        append_rows(&window_index[c * n_h], rows);
       }
       std::size_t loaded = 0, chunk = 0;
       detail::load_combos(functor_, shape_, n_params, n_h, params, rows, scratch_budget_, options_, loaded, chunk);
@@ -499,14 +494,9 @@ class KernelSweeper final : public KernelSweepRunner {
   Kokkos::View<Real**, memory_space> evaluate_on_space(const std::vector<double>& params, int reg) {
     const std::size_t n_h = plan_.hoisted_regs.size();
     std::vector<std::size_t> window_index(n_h);
-    const std::size_t t = n_h == 0 ? 0 : tiling_->tile_of(params.data(), window_index.data());
-    if (!computed_ || current_tile_ != t) {
-      current_tile_ = t;
-      hoisted_.compute(tiling_->tile(t));
-      computed_ = true;
-    }
+    use_tile(n_h == 0 ? 0 : tiling_->tile_of(params.data(), window_index.data()));
     std::vector<int> rows;
-    for (std::size_t h = 0; h < n_h; ++h) rows.push_back(hoisted_.row(h, window_index[h]));
+    append_rows(window_index.data(), rows);
     KernelSweepOptions one = options_;
     one.chunk_combos = 1;
     std::size_t loaded = 0, chunk = 0;
@@ -526,6 +516,19 @@ class KernelSweeper final : public KernelSweepRunner {
   bool hoist_recomputes_along_rows() const override { return tiling_->recomputes_along_rows(); }
 
  private:
+  // Makes tile `t`'s series resident (fenced); true when they had to be computed.
+  bool use_tile(std::size_t t) {
+    if (computed_ && current_tile_ == t) return false;
+    hoisted_.compute(tiling_->tile(t));
+    current_tile_ = t;
+    computed_ = true;
+    return true;
+  }
+  // A combo's rows of the resident tile, from its window indices (one per hoisted register).
+  void append_rows(const std::size_t* window_index, std::vector<int>& rows) const {
+    for (std::size_t h = 0; h < plan_.hoisted_regs.size(); ++h) rows.push_back(hoisted_.row(h, window_index[h]));
+  }
+
   ExecSpace exec_;
   KernelSweepOptions options_;
   const SweepPlan& plan_;  // the caller keeps the plan alive while the sweeper runs
