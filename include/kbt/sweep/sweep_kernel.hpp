@@ -419,7 +419,7 @@ class KernelSweeper final : public KernelSweepRunner {
     // Each combo's tile and window indices; combos grouped by tile, in order.
     std::vector<std::size_t> tile(n), window_index(n * n_h);
     for (std::size_t c = 0; c < n; ++c)
-      tile[c] = n_h == 0 ? 0 : tiling_->tile_of(&combo_params[c * n_params], &window_index[c * n_h]);
+      tile[c] = n_h == 0 ? 0 : tiling_->tile_of(combo_params.data() + c * n_params, window_index.data() + c * n_h);
     std::vector<std::size_t> order(n);
     for (std::size_t c = 0; c < n; ++c) order[c] = c;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return tile[x] < tile[y]; });
@@ -441,7 +441,7 @@ class KernelSweeper final : public KernelSweepRunner {
         const std::size_t c = order[j];
         params.insert(params.end(), combo_params.begin() + static_cast<long>(c * n_params),
                       combo_params.begin() + static_cast<long>((c + 1) * n_params));
-        append_rows(&window_index[c * n_h], rows);
+        append_rows(window_index.data() + c * n_h, rows);
       }
       std::size_t loaded = 0, chunk = 0;
       detail::load_combos(functor_, shape_, n_params, n_h, params, rows, scratch_budget_, options_, loaded, chunk);
