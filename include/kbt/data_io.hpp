@@ -45,6 +45,20 @@ std::vector<double> asof_join(const std::vector<std::int64_t>& grid, const ExoSe
 // ---------------------------------------------------------------------------
 // HDF5
 
+// Where the HDF5 readers below run libhdf5 on a file. libhdf5 1.10 can crash
+// (SIGSEGV, SIGFPE) on some corrupt files before kbt sees any value
+// (docs/testing.md); in a child process that crash becomes an ordinary
+// kbt::Error(data_format) naming the file, and the caller's process - a sweep
+// about to run for hours, or the HPC code linking kbt - survives it.
+enum class Hdf5ReadIsolation {
+  child_process,  // default (POSIX): read in a forked child, results piped back
+  in_process      // read here: for debuggers, fuzzing, or where fork is unwelcome
+};
+// The initial value is child_process, or in_process when the environment has
+// KBT_HDF5_IN_PROCESS=1. Thread-safe; applies to reads started afterwards.
+void set_hdf5_read_isolation(Hdf5ReadIsolation isolation);
+Hdf5ReadIsolation hdf5_read_isolation();
+
 // Loads and validates a file in the SPEC §2 layout. `symbols_subset` (names,
 // no duplicates) selects and orders the symbols; empty = all, in file order.
 // Exo series are ASOF-joined onto the bar grid into BarData::exo.

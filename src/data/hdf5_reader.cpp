@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "data/hdf5_support.hpp"
+#include "data/isolated_read.hpp"
 #include "data/validation.hpp"
 
 namespace kbt {
@@ -393,8 +394,10 @@ class Hdf5Reader {
 }  // namespace
 
 MarketData read_market_data_hdf5(const std::string& path, const std::vector<std::string>& symbols_subset) {
-  detail::SilenceHdf5Errors quiet;
-  return Hdf5Reader(path).read(symbols_subset);
+  return detail::read_isolated(path, [&] {
+    detail::SilenceHdf5Errors quiet;
+    return Hdf5Reader(path).read(symbols_subset);
+  });
 }
 
 BarData load_bars_hdf5(const std::string& path, const std::vector<std::string>& symbols_subset) {
@@ -404,8 +407,12 @@ BarData load_bars_hdf5(const std::string& path, const std::vector<std::string>& 
 }
 
 std::map<std::string, ExoSeries> read_exo_raw(const std::string& path) {
-  detail::SilenceHdf5Errors quiet;
-  return Hdf5Reader(path).read_exo();
+  return detail::read_isolated(path, [&] {
+           detail::SilenceHdf5Errors quiet;
+           MarketData data;
+           data.exo = Hdf5Reader(path).read_exo();
+           return data;
+         }).exo;
 }
 
 }  // namespace kbt

@@ -1,5 +1,7 @@
 // libFuzzer target: load_bars_hdf5 on arbitrary bytes written to a scratch file.
-// kbt::Error (data_format, io) is the expected answer.
+// kbt::Error (data_format, io) is the expected answer. The read runs in this
+// process (not kbt's default reader child) so that libFuzzer sees its coverage
+// and its crashes: the fuzzer's job is to find them.
 
 #include <kbt/data_io.hpp>
 
@@ -10,6 +12,11 @@
 #include <hdf5.h>
 
 #include "fuzz_support.hpp"
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  kbt::set_hdf5_read_isolation(kbt::Hdf5ReadIsolation::in_process);
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string path = kbt::fuzz::write_scratch_file("bars.h5", data, size);

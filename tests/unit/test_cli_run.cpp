@@ -125,6 +125,24 @@ TEST(CliRun, LanguageErrorLeavesNoResultsFile) {
   for (const auto& e : fs::directory_iterator(dir)) EXPECT_EQ(e.path().extension(), ".yaml") << e.path();
 }
 
+TEST(CliRun, DataThatCrashesLibhdf5IsADataFormatErrorAndLeavesNoResultsFile) {
+  // libhdf5 1.10 dies with SIGSEGV inside H5Lexists on this fuzzer-made file;
+  // kbt reads data in a child process and reports the file as corrupt.
+  const auto dir = scratch("libhdf5crash");
+  const std::string data = std::string(KBT_TEST_DIR) + "/bad_input/data/libhdf5_crash_corrupt_heap_read.h5";
+  const auto cfg = dir / "crash.yaml";
+  std::ofstream(cfg) << "data: " << data << "\n"
+                     << "strategy:\n  params:\n    fast: {range: [5, 10, 5]}\n"
+                     << "  signals:\n    f: sma(close, fast)\n  position: where(f > close, 1, 0)\n";
+  const auto out = dir / "r.h5";
+  const auto r = kbt::test::run_kbt("run " + cfg.string() + " --out " + out.string());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("[data_format]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(data + ": "), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(out));
+  for (const auto& e : fs::directory_iterator(dir)) EXPECT_EQ(e.path().extension(), ".yaml") << e.path();
+}
+
 TEST(CliRun, KernelRunProfileHasEveryPhaseAndTheMemoryHighWaterMarks) {
   // The run profile of issue 6: phases of a kernel device (upload, kernel,
   // top-K on the device, download), the kernel's memory and the host's peak RSS,
