@@ -336,9 +336,10 @@ class Hdf5Reader {
     return exo;
   }
 
-  MarketData read(const std::vector<std::string>& subset) const {
-    MarketData data;
-    BarData& bars = data.bars;
+  // Reads and validates the file, handing each part to `sink` as soon as it
+  // is complete (the reader process sends it on while reading the next one).
+  void read(const std::vector<std::string>& subset, detail::MarketDataSink& sink) const {
+    BarData bars;  // the axis only: columns go straight to the sink
     bars.timestamps = read_int64_1d("/timestamps");
     if (bars.timestamps.empty()) fail("/timestamps", "no bars (empty)");
     detail::check_strictly_increasing(bars.timestamps, path_, "/timestamps");
@@ -375,15 +376,18 @@ class Hdf5Reader {
     if (!is_group("/bars")) fail("/bars", "expected a group, found a dataset");
     const hsize_t n_sym = all_symbols.size();
     const hsize_t n_bars = bars.timestamps.size();
-    for (const auto& name : required_bar_columns())
-      bars.columns[name] = read_float64_rows("/bars/" + name, n_sym, n_bars, rows);
+    sink.bars_axis(std::move(bars.timestamps), std::move(bars.symbols), std::move(bars.venues));
+    std::set<std::string> sent;
+    for (const auto& name : required_bar_columns()) {
+      sink.column(name, read_float64_rows("/bars/" + name, n_sym, n_bars, rows));
+      sent.insert(name);
+    }
     // funding_rate and any other per-symbol column: same type and shape rule.
     for (const auto& name : member_names("/bars")) {
-      if (bars.columns.count(name)) continue;
-      bars.columns[name] = read_float64_rows("/bars/" + name, n_sym, n_bars, rows);
+      if (sent.count(name)) continue;
+      sink.column(name, read_float64_rows("/bars/" + name, n_sym, n_bars, rows));
     }
-    data.exo = read_exo();
-    return data;
+    sink.exo(read_exo());
   }
 
  private:
@@ -394,9 +398,9 @@ class Hdf5Reader {
 }  // namespace
 
 MarketData read_market_data_hdf5(const std::string& path, const std::vector<std::string>& symbols_subset) {
-  return detail::read_isolated(path, [&] {
+  return detail::read_isolated(path, [&](detail::MarketDataSink& sink) {
     detail::SilenceHdf5Errors quiet;
-    return Hdf5Reader(path).read(symbols_subset);
+    Hdf5Reader(path).read(symbols_subset, sink);
   });
 }
 
@@ -407,11 +411,9 @@ BarData load_bars_hdf5(const std::string& path, const std::vector<std::string>& 
 }
 
 std::map<std::string, ExoSeries> read_exo_raw(const std::string& path) {
-  return detail::read_isolated(path, [&] {
+  return detail::read_isolated(path, [&](detail::MarketDataSink& sink) {
            detail::SilenceHdf5Errors quiet;
-           MarketData data;
-           data.exo = Hdf5Reader(path).read_exo();
-           return data;
+           sink.exo(Hdf5Reader(path).read_exo());
          }).exo;
 }
 

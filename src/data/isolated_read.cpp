@@ -10,6 +10,8 @@
 #include <kbt/error.hpp>
 
 #include <atomic>
+#include <map>
+#include <vector>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -46,25 +48,58 @@ std::string signal_text(int sig) {
   return name ? std::string(name) : "signal " + std::to_string(sig);
 }
 
+// In process: the parts make up one MarketData.
+class CollectingSink final : public detail::MarketDataSink {
+ public:
+  void bars_axis(std::vector<std::int64_t> timestamps, std::vector<std::string> symbols,
+                 std::vector<std::string> venues) override {
+    data.bars.timestamps = std::move(timestamps);
+    data.bars.symbols = std::move(symbols);
+    data.bars.venues = std::move(venues);
+  }
+  void column(const std::string& name, std::vector<double> values) override {
+    data.bars.columns[name] = std::move(values);
+  }
+  void exo(std::map<std::string, ExoSeries> series) override { data.exo = std::move(series); }
+  MarketData data;
+};
+
+// In the reader process: each part goes down the pipe at once, then is freed.
+class PipeSink final : public detail::MarketDataSink {
+ public:
+  explicit PipeSink(detail::WireWriter& out) : out_(out) {}
+  void bars_axis(std::vector<std::int64_t> timestamps, std::vector<std::string> symbols,
+                 std::vector<std::string> venues) override {
+    out_.bars_axis(timestamps, symbols, venues);
+  }
+  void column(const std::string& name, std::vector<double> values) override { out_.column(name, values); }
+  void exo(std::map<std::string, ExoSeries> series) override { out_.exo(series); }
+
+ private:
+  detail::WireWriter& out_;
+};
+
 // The child's side: read, send, leave. Never returns.
-[[noreturn]] void child_main(int fd, const std::function<MarketData()>& read) {
+[[noreturn]] void child_main(int fd, const std::function<void(detail::MarketDataSink&)>& read) {
   // Diagnostics of a crashing child (a sanitizer report, a libhdf5 message)
   // are not the user's: the parent reports the one error that matters.
   const int null_fd = ::open("/dev/null", O_WRONLY);
   if (null_fd >= 0) ::dup2(null_fd, STDERR_FILENO);
-  bool sent = false;
+  detail::WireWriter out(fd);
   try {
-    sent = detail::write_market_data(fd, read());
+    PipeSink sink(out);
+    read(sink);
+    out.end();
   } catch (const Error& e) {
-    sent = detail::write_read_error(fd, e.category(), e.what());
+    out.error(e.category(), e.what());
   } catch (const std::bad_alloc&) {
-    sent = detail::write_read_error(fd, ErrorCategory::limit, "out of memory while reading the file");
+    out.error(ErrorCategory::limit, "out of memory while reading the file");
   } catch (const std::exception& e) {
-    sent = detail::write_read_error(fd, ErrorCategory::internal, std::string("unexpected exception: ") + e.what());
+    out.error(ErrorCategory::internal, std::string("unexpected exception: ") + e.what());
   } catch (...) {
-    sent = detail::write_read_error(fd, ErrorCategory::internal, "unexpected non-standard exception");
+    out.error(ErrorCategory::internal, "unexpected non-standard exception");
   }
-  ::_exit(sent ? 0 : 3);
+  ::_exit(out.ok() ? 0 : 3);
 }
 
 // Waits for `pid` (retrying on EINTR); returns its wait status.
@@ -83,8 +118,12 @@ Hdf5ReadIsolation hdf5_read_isolation() { return isolation_setting().load(); }
 
 namespace detail {
 
-MarketData read_isolated(const std::string& path, const std::function<MarketData()>& read) {
-  if (hdf5_read_isolation() == Hdf5ReadIsolation::in_process) return read();
+MarketData read_isolated(const std::string& path, const std::function<void(MarketDataSink&)>& read) {
+  if (hdf5_read_isolation() == Hdf5ReadIsolation::in_process) {
+    CollectingSink sink;
+    read(sink);
+    return std::move(sink.data);
+  }
   int fds[2];
   if (::pipe(fds) != 0)
     throw Error(ErrorCategory::io, path + ": cannot create a pipe for the reader process: " + std::strerror(errno));

@@ -7,13 +7,29 @@
 
 #include <kbt/data_io.hpp>
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace kbt::detail {
 
+// Where a reader puts what it has read and validated, part by part: in the
+// reader process each part is sent to kbt at once (overlapping the transfer
+// with the rest of the read, and holding one column at a time), in process
+// it is collected.
+class MarketDataSink {
+ public:
+  virtual ~MarketDataSink() = default;
+  virtual void bars_axis(std::vector<std::int64_t> timestamps, std::vector<std::string> symbols,
+                         std::vector<std::string> venues) = 0;
+  virtual void column(const std::string& name, std::vector<double> values) = 0;
+  virtual void exo(std::map<std::string, ExoSeries> series) = 0;
+};
+
 // `read` runs in the child (or here, under Hdf5ReadIsolation::in_process or
 // where fork is unavailable). `path` only names the file in messages.
-MarketData read_isolated(const std::string& path, const std::function<MarketData()>& read);
+MarketData read_isolated(const std::string& path, const std::function<void(MarketDataSink&)>& read);
 
 }  // namespace kbt::detail

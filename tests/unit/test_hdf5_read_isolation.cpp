@@ -63,6 +63,15 @@ kbt::MarketData every_part() {
   return d;
 }
 
+using kbt::detail::MarketDataSink;
+
+// Hands `d` to `sink` part by part, as the HDF5 reader does.
+void send(const kbt::MarketData& d, MarketDataSink& sink) {
+  sink.bars_axis(d.bars.timestamps, d.bars.symbols, d.bars.venues);
+  for (const auto& [name, values] : d.bars.columns) sink.column(name, values);
+  sink.exo(d.exo);
+}
+
 TEST(Hdf5ReadIsolation, ChildProcessIsTheDefault) {
   // The test environment does not set KBT_HDF5_IN_PROCESS.
   ASSERT_EQ(std::getenv("KBT_HDF5_IN_PROCESS"), nullptr);
@@ -72,7 +81,7 @@ TEST(Hdf5ReadIsolation, ChildProcessIsTheDefault) {
 TEST(Hdf5ReadIsolation, ReadInTheChildComesBackBitForBit) {
   const kbt::MarketData want = every_part();
   ReadMode child(Hdf5ReadIsolation::child_process);
-  const kbt::MarketData got = kbt::detail::read_isolated("mem", [&] { return want; });
+  const kbt::MarketData got = kbt::detail::read_isolated("mem", [&](MarketDataSink& sink) { send(want, sink); });
   EXPECT_EQ(got.bars.timestamps, want.bars.timestamps);
   EXPECT_EQ(got.bars.symbols, want.bars.symbols);
   EXPECT_EQ(got.bars.venues, want.bars.venues);
@@ -121,7 +130,7 @@ TEST(Hdf5ReadIsolation, ErrorsKeepTheirCategoryAndMessage) {
   ReadMode child(Hdf5ReadIsolation::child_process);
   for (const auto category : {kbt::ErrorCategory::io, kbt::ErrorCategory::data_format, kbt::ErrorCategory::config}) {
     const kbt::Error e = error_of([&] {
-      kbt::detail::read_isolated("f.h5", [&]() -> kbt::MarketData { throw kbt::Error(category, "f.h5: the reason"); });
+      kbt::detail::read_isolated("f.h5", [&](MarketDataSink&) { throw kbt::Error(category, "f.h5: the reason"); });
     });
     EXPECT_EQ(e.category(), category);
     EXPECT_STREQ(e.what(), "f.h5: the reason");
@@ -135,15 +144,31 @@ TEST(Hdf5ReadIsolation, ErrorsKeepTheirCategoryAndMessage) {
   EXPECT_STREQ(there.what(), here.what());
 }
 
+TEST(Hdf5ReadIsolation, AnErrorAfterSomePartsIsTheAnswer) {
+  // The reader validates as it goes: columns may have been sent when a later
+  // dataset turns out bad. The error wins; no partial data comes back.
+  ReadMode child(Hdf5ReadIsolation::child_process);
+  const kbt::Error e = error_of([] {
+    kbt::detail::read_isolated("f.h5", [](MarketDataSink& sink) {
+      const kbt::MarketData d = every_part();
+      sink.bars_axis(d.bars.timestamps, d.bars.symbols, d.bars.venues);
+      sink.column("close", d.bars.columns.at("close"));
+      throw kbt::Error(kbt::ErrorCategory::data_format, "f.h5: dataset /exo/x/timestamps: bad");
+    });
+  });
+  EXPECT_EQ(e.category(), kbt::ErrorCategory::data_format);
+  EXPECT_STREQ(e.what(), "f.h5: dataset /exo/x/timestamps: bad");
+}
+
 TEST(Hdf5ReadIsolation, OtherExceptionsInTheChildAreReportedNotLost) {
   ReadMode child(Hdf5ReadIsolation::child_process);
   const kbt::Error odd = error_of([] {
-    kbt::detail::read_isolated("f.h5", []() -> kbt::MarketData { throw std::runtime_error("odd"); });
+    kbt::detail::read_isolated("f.h5", [](MarketDataSink&) { throw std::runtime_error("odd"); });
   });
   EXPECT_EQ(odd.category(), kbt::ErrorCategory::internal);
   EXPECT_NE(std::string(odd.what()).find("odd"), std::string::npos) << odd.what();
   const kbt::Error oom = error_of([] {
-    kbt::detail::read_isolated("f.h5", []() -> kbt::MarketData { throw std::bad_alloc(); });
+    kbt::detail::read_isolated("f.h5", [](MarketDataSink&) { throw std::bad_alloc(); });
   });
   EXPECT_EQ(oom.category(), kbt::ErrorCategory::limit);
 }
@@ -152,10 +177,10 @@ TEST(Hdf5ReadIsolation, ACrashInTheChildIsADataFormatErrorNamingTheFileAndSignal
   ReadMode child(Hdf5ReadIsolation::child_process);
   for (const int sig : {SIGSEGV, SIGFPE}) {
     const kbt::Error e = error_of([&] {
-      kbt::detail::read_isolated("/data/corrupt.h5", [&]() -> kbt::MarketData {
+      kbt::detail::read_isolated("/data/corrupt.h5", [&](MarketDataSink& sink) {
+        send(every_part(), sink);  // a crash after parts were sent: still a crash
         std::signal(sig, SIG_DFL);  // as the child of a program without handlers
         std::raise(sig);
-        return {};
       });
     });
     const std::string message = e.what();
@@ -164,14 +189,17 @@ TEST(Hdf5ReadIsolation, ACrashInTheChildIsADataFormatErrorNamingTheFileAndSignal
     EXPECT_NE(message.find(sig == SIGSEGV ? "SIGSEGV" : "SIGFPE"), std::string::npos) << message;
   }
   // This process is unharmed and reads on.
-  const kbt::MarketData d = kbt::detail::read_isolated("mem", [] { return every_part(); });
+  const kbt::MarketData d = kbt::detail::read_isolated("mem", [](MarketDataSink& sink) { send(every_part(), sink); });
   EXPECT_EQ(d.bars.symbols.size(), 2u);
 }
 
 TEST(Hdf5ReadIsolation, AChildDyingWithoutAnswerIsNotTakenAsData) {
   ReadMode child(Hdf5ReadIsolation::child_process);
   const kbt::Error e = error_of([] {
-    kbt::detail::read_isolated("f.h5", []() -> kbt::MarketData { ::_exit(0); });
+    kbt::detail::read_isolated("f.h5", [](MarketDataSink& sink) {
+      send(every_part(), sink);  // every part, but no end record
+      ::_exit(0);
+    });
   });
   EXPECT_EQ(e.category(), kbt::ErrorCategory::internal);
   EXPECT_NE(std::string(e.what()).find("without a complete answer"), std::string::npos) << e.what();
@@ -180,10 +208,7 @@ TEST(Hdf5ReadIsolation, AChildDyingWithoutAnswerIsNotTakenAsData) {
 TEST(Hdf5ReadIsolation, InProcessModeRunsTheReadHere) {
   ReadMode in_process(Hdf5ReadIsolation::in_process);
   int calls = 0;  // a child's increment would not be seen here
-  (void)kbt::detail::read_isolated("mem", [&] {
-    ++calls;
-    return kbt::MarketData{};
-  });
+  (void)kbt::detail::read_isolated("mem", [&](MarketDataSink&) { ++calls; });
   EXPECT_EQ(calls, 1);
 }
 
