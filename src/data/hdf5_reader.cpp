@@ -4,6 +4,7 @@
 #include <kbt/data_io.hpp>
 #include <kbt/error.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -377,14 +378,11 @@ class Hdf5Reader {
     const hsize_t n_sym = all_symbols.size();
     const hsize_t n_bars = bars.timestamps.size();
     sink.bars_axis(std::move(bars.timestamps), std::move(bars.symbols), std::move(bars.venues));
-    std::set<std::string> sent;
-    for (const auto& name : required_bar_columns()) {
-      sink.column(name, read_float64_rows("/bars/" + name, n_sym, n_bars, rows));
-      sent.insert(name);
-    }
+    const auto& required = required_bar_columns();
+    for (const auto& name : required) sink.column(name, read_float64_rows("/bars/" + name, n_sym, n_bars, rows));
     // funding_rate and any other per-symbol column: same type and shape rule.
     for (const auto& name : member_names("/bars")) {
-      if (sent.count(name)) continue;
+      if (std::find(required.begin(), required.end(), name) != required.end()) continue;
       sink.column(name, read_float64_rows("/bars/" + name, n_sym, n_bars, rows));
     }
     sink.exo(read_exo());
