@@ -20,24 +20,26 @@ constexpr std::uint32_t kEndMarker = 0x4b425421;  // "KBT!"
 // not make the reader allocate without bound (2^40 elements is beyond any bar file).
 constexpr std::uint64_t kMaxCount = std::uint64_t(1) << 40;
 
+// All `n` bytes through read(2) or write(2) (`io`), across short transfers
+// and EINTR; false at end of stream or on an error.
+template <class Io, class Byte>
+bool transfer_all(Io io, int fd, Byte* p, std::size_t n) {
+  while (n > 0) {
+    const ssize_t done = io(fd, p, n);
+    if (done < 0 && errno == EINTR) continue;
+    if (done <= 0) return false;
+    p += done;
+    n -= static_cast<std::size_t>(done);
+  }
+  return true;
+}
+
 class Reader {
  public:
   explicit Reader(int fd) : fd_(fd) {}
   bool ok() const { return ok_; }
 
-  void bytes(void* data, std::size_t n) {
-    char* p = static_cast<char*>(data);
-    while (ok_ && n > 0) {
-      const ssize_t r = ::read(fd_, p, n);
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) {
-        ok_ = false;
-        return;
-      }
-      p += r;
-      n -= static_cast<std::size_t>(r);
-    }
-  }
+  void bytes(void* data, std::size_t n) { ok_ = ok_ && transfer_all(::read, fd_, static_cast<char*>(data), n); }
   template <class T>
   T scalar() {
     T value{};
@@ -74,17 +76,7 @@ class Reader {
 }  // namespace
 
 void WireWriter::bytes(const void* data, std::size_t n) {
-  const char* p = static_cast<const char*>(data);
-  while (ok_ && n > 0) {
-    const ssize_t w = ::write(fd_, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      ok_ = false;
-      return;
-    }
-    p += w;
-    n -= static_cast<std::size_t>(w);
-  }
+  ok_ = ok_ && transfer_all(::write, fd_, static_cast<const char*>(data), n);
 }
 
 void WireWriter::string(const std::string& s) {
