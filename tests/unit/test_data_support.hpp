@@ -2,6 +2,7 @@
 // Helpers shared by the tests/unit/test_data_*.cpp files.
 
 #include <kbt/bar_data.hpp>
+#include <kbt/data_io.hpp>
 
 #include <cstdint>
 #include <cstdlib>
@@ -14,6 +15,21 @@
 #include <unistd.h>
 
 namespace kbt::test {
+
+// Sets where HDF5 data is read (kbt::Hdf5ReadIsolation) for its scope, then
+// restores what was set before.
+class ScopedHdf5ReadIsolation {
+ public:
+  explicit ScopedHdf5ReadIsolation(Hdf5ReadIsolation mode) : before_(hdf5_read_isolation()) {
+    set_hdf5_read_isolation(mode);
+  }
+  ~ScopedHdf5ReadIsolation() { set_hdf5_read_isolation(before_); }
+  ScopedHdf5ReadIsolation(const ScopedHdf5ReadIsolation&) = delete;
+  ScopedHdf5ReadIsolation& operator=(const ScopedHdf5ReadIsolation&) = delete;
+
+ private:
+  Hdf5ReadIsolation before_;
+};
 
 // A fresh directory under $TMPDIR (or /tmp), removed with its files at scope end.
 class TempDir {

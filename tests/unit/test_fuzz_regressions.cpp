@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "unit/test_data_support.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -59,9 +61,8 @@ std::string expect_clean_outcome(const fs::path& input, F&& body) {
 // The fuzz_hdf5 inputs are replayed the way the target reads them: libhdf5
 // and kbt's checks in this process (so that this process's open-object count
 // says what the read left open), not in kbt's default reader child.
-struct InProcessHdf5Reads {
-  InProcessHdf5Reads() { kbt::set_hdf5_read_isolation(kbt::Hdf5ReadIsolation::in_process); }
-  ~InProcessHdf5Reads() { kbt::set_hdf5_read_isolation(kbt::Hdf5ReadIsolation::child_process); }
+struct InProcessHdf5Reads : kbt::test::ScopedHdf5ReadIsolation {
+  InProcessHdf5Reads() : ScopedHdf5ReadIsolation(kbt::Hdf5ReadIsolation::in_process) {}
 };
 
 // Loads the regression input `name` of fuzz_hdf5, which must be refused as a

@@ -27,11 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 using kbt::Hdf5ReadIsolation;
 
-struct ReadMode {
-  explicit ReadMode(Hdf5ReadIsolation mode) : before(kbt::hdf5_read_isolation()) { kbt::set_hdf5_read_isolation(mode); }
-  ~ReadMode() { kbt::set_hdf5_read_isolation(before); }
-  Hdf5ReadIsolation before;
-};
+using ReadMode = kbt::test::ScopedHdf5ReadIsolation;
 
 std::uint64_t bits(double x) {
   std::uint64_t b;
