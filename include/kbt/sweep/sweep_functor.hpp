@@ -46,6 +46,9 @@ struct SweepSimSettings {
   int has_stop_loss = 0, has_take_profit = 0, has_trailing_stop = 0;
   int fill_next_open = 0, weighting_equal = 0, stop_first = 1;
   int window_begin = 0, window_end = 0;
+  // Fills at the close, no stops, no borrow or funding: the most common setup
+  // runs a step compiled without those rules (they would do nothing).
+  int plain = 0;
 };
 
 template <class ExecSpace, class Real>
@@ -124,7 +127,9 @@ struct SweepFunctor {
       else if (ins.op == OpCode::param) v = params(first + i, ins.aux);
       else v = ops::apply_pointwise<Real>(ins.op, scalar_operand(i, ins.a), scalar_operand(i, ins.b),
                                           scalar_operand(i, ins.c));
-      out(i, r, 0, 0) = v;
+      // Repeated over the block, so that a pointwise loop reads a scalar
+      // operand like a streamed one (value() reads offset 0).
+      for (int b = 0; b < block; ++b) out(i, r, 0, b) = v;
     }
   }
 
@@ -138,10 +143,9 @@ struct SweepFunctor {
     KOKKOS_FORCEINLINE_FUNCTION Real operator[](int b) const { return p[b * step]; }
   };
 
-  KOKKOS_INLINE_FUNCTION Run run_of(int i, int r, int s, int t0, const Real* zero) const {
-    if (r < 0) return Run{zero, 0};
+  KOKKOS_INLINE_FUNCTION Run run_of(int i, int r, int s, int t0) const {
     switch (home(r)) {
-      case int(RegisterHome::scalar): return Run{&cur(i, cur_index(r, 0, 0)), 0};
+      case int(RegisterHome::scalar): return Run{&cur(i, cur_index(r, 0, 0)), long(cur.stride(1))};
       case int(RegisterHome::materialized):
         return Run{&materialized(home_index(r), s * stride(r) + t0), long(materialized.stride(1))};
       case int(RegisterHome::hoisted):
@@ -150,16 +154,27 @@ struct SweepFunctor {
     }
   }
 
+  // Every operand and the result one element apart (host Views): plain
+  // arrays the compiler can vectorise. The result is never an operand (one
+  // register per instruction).
+  template <int Op>
+  KOKKOS_INLINE_FUNCTION static void pointwise_loop(Real* KOKKOS_RESTRICT y, const Real* KOKKOS_RESTRICT a,
+                                                    const Real* KOKKOS_RESTRICT b, const Real* KOKKOS_RESTRICT c,
+                                                    int nb) {
+    for (int k = 0; k < nb; ++k) y[k] = ops::apply_pointwise<Real>(OpCode(Op), a[k], b[k], c[k]);
+  }
   template <int Op>
   KOKKOS_INLINE_FUNCTION static void pointwise_loop(Real* y, long ys, Run a, Run b, Run c, int nb) {
+    if (ys == 1 && a.step == 1 && b.step == 1 && c.step == 1) return pointwise_loop<Op>(y, a.p, b.p, c.p, nb);
     for (int k = 0; k < nb; ++k) y[k * ys] = ops::apply_pointwise<Real>(OpCode(Op), a[k], b[k], c[k]);
   }
 
   // One pointwise instruction over `nb` bars of symbol s. The switch picks a
-  // loop whose opcode is a constant, so the loop body has no dispatch.
+  // loop whose opcode is a constant, so the loop body has no dispatch. An
+  // absent operand reads the first one's values (the opcode ignores it).
   KOKKOS_INLINE_FUNCTION void pointwise_block(int i, int r, const Instr& ins, int s, int t0, int nb) const {
-    const Real zero = Real(0);
-    const Run a = run_of(i, ins.a, s, t0, &zero), b = run_of(i, ins.b, s, t0, &zero), c = run_of(i, ins.c, s, t0, &zero);
+    const Run a = run_of(i, ins.a, s, t0);
+    const Run b = ins.b < 0 ? a : run_of(i, ins.b, s, t0), c = ins.c < 0 ? a : run_of(i, ins.c, s, t0);
     Real* y = &cur(i, cur_index(r, s, 0));
     const long ys = long(cur.stride(1));
     switch (ins.op) {
@@ -458,6 +473,45 @@ struct SweepFunctor {
     }
   }
 
+  // ---- the signals the portfolio reads -------------------------------------------
+  // A register's values over the current block for every symbol: element
+  // (s, b) is p[s * sym_step + b * bar_step]. Resolved once per block, so that
+  // the per-bar portfolio step reads a signal with one load instead of
+  // dispatching on the register's home (value()).
+  struct SeriesRun {
+    const Real* p;
+    long sym_step, bar_step;
+    KOKKOS_FORCEINLINE_FUNCTION Real operator()(int s, int b) const { return p[s * sym_step + b * bar_step]; }
+  };
+  struct Signals {
+    SeriesRun position, long_entry, long_exit, short_entry, short_exit;
+  };
+
+  // Same element as value(i, r, s, t0 + b, b).
+  KOKKOS_INLINE_FUNCTION SeriesRun series_of(int i, int r, int t0) const {
+    if (r < 0) return SeriesRun{nullptr, 0, 0};
+    switch (home(r)) {
+      case int(RegisterHome::scalar): return SeriesRun{&cur(i, cur_index(r, 0, 0)), 0, 0};
+      case int(RegisterHome::materialized): {
+        const long step = long(materialized.stride(1));
+        return SeriesRun{&materialized(home_index(r), t0), long(stride(r)) * step, step};
+      }
+      case int(RegisterHome::hoisted): {
+        const long step = long(hoisted.stride(1));
+        return SeriesRun{&hoisted(hoist_row(first + i, home_index(r)), t0), long(stride(r)) * step, step};
+      }
+      default: {
+        const long step = long(cur.stride(1));
+        return SeriesRun{&cur(i, cur_index(r, 0, 0)), long(block) * step, step};
+      }
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION Signals signals_of(int i, int t0) const {
+    return Signals{series_of(i, position, t0), series_of(i, long_entry, t0), series_of(i, long_exit, t0),
+                   series_of(i, short_entry, t0), series_of(i, short_exit, t0)};
+  }
+
   // ---- the portfolio (reference ReferenceSimulator, docs/semantics.md) --------
   // `st` points at the combo's n_sym symbol states; NSym > 0 fixes their number
   // at compile time (the single-symbol case lives in registers), 0 = n_sym.
@@ -482,22 +536,23 @@ struct SweepFunctor {
     return equity;
   }
 
-  KOKKOS_FORCEINLINE_FUNCTION void carry_target(int i, SweepSymbolState<Real>& st, int s, int t, int b) const {
-    const Real v = value(i, position, s, t, b);
+  KOKKOS_FORCEINLINE_FUNCTION static void carry_target(const Signals& sig, SweepSymbolState<Real>& st, int s, int b) {
+    const Real v = sig.position(s, b);
     if (!math::isnan(v)) st.carried_target = v;
   }
 
-  KOKKOS_FORCEINLINE_FUNCTION bool fires(int i, int reg, int s, int t, int b) const {
+  KOKKOS_FORCEINLINE_FUNCTION static bool fires(int reg, const SeriesRun& run, int s, int b) {
     if (reg < 0) return false;
-    const Real v = value(i, reg, s, t, b);
+    const Real v = run(s, b);
     return !math::isnan(v) && v != Real(0);
   }
 
-  KOKKOS_FORCEINLINE_FUNCTION Real desired_side(int i, const SweepSymbolState<Real>& st, int s, int t, int b) const {
+  KOKKOS_FORCEINLINE_FUNCTION Real desired_side(const Signals& sig, const SweepSymbolState<Real>& st, int s, int t,
+                                                int b) const {
     const int actual = sign_of(st.held_target);
     if (!bar_valid(s, t) || st.stop_bar == t) return Real(actual);
-    const bool le = fires(i, long_entry, s, t, b), lx = fires(i, long_exit, s, t, b);
-    const bool se = fires(i, short_entry, s, t, b), sx = fires(i, short_exit, s, t, b);
+    const bool le = fires(long_entry, sig.long_entry, s, b), lx = fires(long_exit, sig.long_exit, s, b);
+    const bool se = fires(short_entry, sig.short_entry, s, b), sx = fires(short_exit, sig.short_exit, s, b);
     if (actual > 0) return (lx || se) ? (se ? Real(-1) : Real(0)) : Real(1);
     if (actual < 0) return (sx || le) ? (le ? Real(1) : Real(0)) : Real(-1);
     if (le && !se) return Real(1);
@@ -636,16 +691,19 @@ struct SweepFunctor {
     }
   }
 
-  template <int NSym>
-  KOKKOS_FORCEINLINE_FUNCTION void decide(int i, SweepSymbolState<Real>* st, int t, int b, Account& a) const {
+  template <int NSym, bool Plain>
+  // Returns the equity marked after the bar's fills (the same bits as
+  // marked_equity(); computed again only when a fill happened).
+  KOKKOS_FORCEINLINE_FUNCTION Real decide(const Signals& sig, SweepSymbolState<Real>* st, int t, int b, Account& a) const {
     Real gross = 0;
     for (int s = 0; s < symbols<NSym>(); ++s) {
       Real raw;
       if (position_form) {
-        if (st[s].locked && st[s].carried_target != st[s].lock_target) st[s].locked = 0;
+        // Only a stop locks a symbol.
+        if (!Plain && st[s].locked && st[s].carried_target != st[s].lock_target) st[s].locked = 0;
         raw = st[s].carried_target;
       } else {
-        raw = desired_side(i, st[s], s, t, b);
+        raw = desired_side(sig, st[s], s, t, b);
       }
       st[s].effective = sim.weighting_equal ? raw / Real(n_sym) : raw;
       gross += math::fabs(st[s].effective);
@@ -655,18 +713,23 @@ struct SweepFunctor {
       for (int s = 0; s < symbols<NSym>(); ++s) st[s].effective = st[s].effective * scale;
     }
     const Real equity = marked_equity<NSym>(st, a);
+    bool filled = false;
     for (int s = 0; s < symbols<NSym>(); ++s) {
       Real target = st[s].effective;
-      if (position_form && st[s].locked) target = Real(0);
+      if (!Plain && position_form && st[s].locked) target = Real(0);
       if (!(equity > Real(0))) target = Real(0);
       if (target == st[s].held_target) continue;
-      if (!sim.fill_next_open) {
-        if (bar_valid(s, t)) fill(st[s], s, t, a, target, equity, at(close, s, t));
+      if (Plain || !sim.fill_next_open) {
+        if (bar_valid(s, t)) {
+          fill(st[s], s, t, a, target, equity, at(close, s, t));
+          filled = true;
+        }
       } else {
         st[s].pending = 1;
         st[s].pending_target = target;
       }
     }
+    return filled ? marked_equity<NSym>(st, a) : equity;
   }
 
   // Equity and exposure of window bars whose add_bar is deferred (paired combos).
@@ -681,21 +744,21 @@ struct SweepFunctor {
   // instead of fed to add_bar: the bar fields of the accumulator are disjoint
   // from the fill, trade and funding fields, so feeding them later, in bar
   // order, gives the same bits.
-  template <int NSym>
-  KOKKOS_FORCEINLINE_FUNCTION void step(int i, SweepSymbolState<Real>* st, int t, int b, bool last_bar,
+  template <int NSym, bool Plain>
+  KOKKOS_FORCEINLINE_FUNCTION void step(const Signals& sig, SweepSymbolState<Real>* st, int t, int b, bool last_bar,
                                         Account& a, DeferredBars* deferred) const {
-    if (sim.fill_next_open) fill_pending_orders<NSym>(st, t, a);
+    if (!Plain && sim.fill_next_open) fill_pending_orders<NSym>(st, t, a);
     bool exposed = false;
     for (int s = 0; s < symbols<NSym>(); ++s) exposed = exposed || st[s].units != Real(0);
-    if (sim.has_stop_loss || sim.has_take_profit || sim.has_trailing_stop)
+    if (!Plain && (sim.has_stop_loss || sim.has_take_profit || sim.has_trailing_stop))
       for (int s = 0; s < symbols<NSym>(); ++s) check_stops(st[s], s, t, a);
-    for (int s = 0; s < symbols<NSym>(); ++s) charge_carry(st[s], s, t, a);
+    if (!Plain)
+      for (int s = 0; s < symbols<NSym>(); ++s) charge_carry(st[s], s, t, a);
     for (int s = 0; s < symbols<NSym>(); ++s)
       if (bar_valid(s, t)) st[s].mark = at(close, s, t);
     if (position_form)
-      for (int s = 0; s < symbols<NSym>(); ++s) carry_target(i, st[s], s, t, b);
-    if (!last_bar) decide<NSym>(i, st, t, b, a);
-    const Real equity = marked_equity<NSym>(st, a);
+      for (int s = 0; s < symbols<NSym>(); ++s) carry_target(sig, st[s], s, b);
+    const Real equity = last_bar ? marked_equity<NSym>(st, a) : decide<NSym, Plain>(sig, st, t, b, a);
     if (deferred) {
       deferred->equity[deferred->count] = equity;
       deferred->exposed[deferred->count] = exposed ? 1 : 0;
@@ -724,17 +787,18 @@ struct SweepFunctor {
   }
 
   // Bars [t0 + b0, t0 + b1) of the current block (already evaluated).
-  template <int NSym>
+  template <int NSym, bool Plain>
   KOKKOS_FORCEINLINE_FUNCTION void advance(int i, SweepSymbolState<Real>* st, Account& a, int t0, int b0, int b1,
                                            DeferredBars* deferred) const {
-    for (int b = b0; b < b1; ++b) {
+    const Signals sig = signals_of(i, t0);
+    // Bars before the scoring window only carry the target.
+    const int warm_end = sim.window_begin - t0 < b0 ? b0 : (sim.window_begin - t0 < b1 ? sim.window_begin - t0 : b1);
+    if (position_form)
+      for (int b = b0; b < warm_end; ++b)
+        for (int s = 0; s < symbols<NSym>(); ++s) carry_target(sig, st[s], s, b);
+    for (int b = warm_end; b < b1; ++b) {
       const int t = t0 + b;
-      if (t < sim.window_begin) {
-        if (position_form)
-          for (int s = 0; s < symbols<NSym>(); ++s) carry_target(i, st[s], s, t, b);
-      } else {
-        step<NSym>(i, st, t, b, t + 1 == sim.window_end, a, deferred);
-      }
+      step<NSym, Plain>(sig, st, t, b, t + 1 == sim.window_end, a, deferred);
     }
   }
 
@@ -744,14 +808,14 @@ struct SweepFunctor {
     for (int m = 0; m < int(n_metrics); ++m) metrics(first + i, m) = double(result[m]);
   }
 
-  template <int NSym>
+  template <int NSym, bool Plain>
   KOKKOS_FORCEINLINE_FUNCTION void simulate(int i, SweepSymbolState<Real>* st) const {
     reset<NSym>(st, n_sym);
     Account a{sim.initial_capital, BasicMetricsAccumulator<Real>(sim.initial_capital, sim.periods_per_year)};
     for (int t0 = 0; t0 < sim.window_end; t0 += block) {
       const int nb = sim.window_end - t0 < block ? sim.window_end - t0 : block;
       evaluate_block(i, t0, nb);
-      advance<NSym>(i, st, a, t0, 0, nb, nullptr);
+      advance<NSym, Plain>(i, st, a, t0, 0, nb, nullptr);
     }
     write_metrics(i, a);
   }
@@ -760,7 +824,7 @@ struct SweepFunctor {
   // simulated for one combo, then the other, and the bar metrics of both are
   // accumulated in one loop, so that the two chains of divisions of the
   // metrics (docs/metrics.md) overlap instead of following each other.
-  template <int NSym>
+  template <int NSym, bool Plain>
   KOKKOS_FORCEINLINE_FUNCTION void simulate_pair(int i0, SweepSymbolState<Real>* st0, int i1,
                                                  SweepSymbolState<Real>* st1) const {
     reset<NSym>(st0, n_sym);
@@ -776,8 +840,8 @@ struct SweepFunctor {
         const int b1 = nb - b0 < deferred_bars ? nb : b0 + deferred_bars;
         d0.count = 0;
         d1.count = 0;
-        advance<NSym>(i0, st0, a0, t0, b0, b1, &d0);
-        advance<NSym>(i1, st1, a1, t0, b0, b1, &d1);
+        advance<NSym, Plain>(i0, st0, a0, t0, b0, b1, &d0);
+        advance<NSym, Plain>(i1, st1, a1, t0, b0, b1, &d1);
         for (int k = 0; k < d0.count; ++k) {  // same window: d1.count == d0.count
           a0.acc.add_bar(d0.equity[k], d0.exposed[k] != 0);
           a1.acc.add_bar(d1.equity[k], d1.exposed[k] != 0);
@@ -820,9 +884,11 @@ struct SweepFunctor {
           prepare(i0 + 1);
           if (n_sym == 1) {
             SweepSymbolState<Real> one[1], two[1];
-            simulate_pair<1>(i0, one, i0 + 1, two);
+            if (sim.plain) simulate_pair<1, true>(i0, one, i0 + 1, two);
+            else simulate_pair<1, false>(i0, one, i0 + 1, two);
           } else {
-            simulate_pair<0>(i0, &sym(i0, 0), i0 + 1, &sym(i0 + 1, 0));
+            if (sim.plain) simulate_pair<0, true>(i0, &sym(i0, 0), i0 + 1, &sym(i0 + 1, 0));
+            else simulate_pair<0, false>(i0, &sym(i0, 0), i0 + 1, &sym(i0 + 1, 0));
           }
         } else {
           simulate_one(i0);
@@ -837,9 +903,11 @@ struct SweepFunctor {
   KOKKOS_FORCEINLINE_FUNCTION void simulate_one(int i) const {
     if (n_sym == 1) {
       SweepSymbolState<Real> one[1];
-      simulate<1>(i, one);
+      if (sim.plain) simulate<1, true>(i, one);
+      else simulate<1, false>(i, one);
     } else {
-      simulate<0>(i, &sym(i, 0));
+      if (sim.plain) simulate<0, true>(i, &sym(i, 0));
+      else simulate<0, false>(i, &sym(i, 0));
     }
   }
 
