@@ -202,6 +202,58 @@ simulation:
     }
 }
 
+// Close fills, no stops, no borrow, no funding: the kernel compiles its step
+// without those rules (SweepSimSettings::plain). The same paths on several
+// symbols (equal weights, a leverage cap that binds, NaN gaps) and on one, with
+// a scoring window that starts inside an evaluation block.
+const char* kPlainSimulation = R"(data: unused.h5
+strategy:
+  params:
+    a: {values: [3, 8]}
+    b: {values: [5, 11]}
+  signals:
+    d: close - sma(close, a)
+    z: zscore(d, b)
+  position: clip(-z, -2, 2)
+simulation:
+  fee_bps: 6
+  slippage_bps: 2
+  max_gross_leverage: 1.2
+  weighting: equal
+  score_start: 50
+)";
+
+kbt::BarData gappy_bars_without_funding(std::size_t n_symbols, std::size_t n_bars) {
+  kbt::SynthOptions o;
+  o.n_symbols = n_symbols;
+  o.n_bars = n_bars;
+  o.seed = 5;
+  kbt::BarData bars = kbt::synth_bars(o);
+  const double nan = std::nan("");
+  for (const char* col : {"open", "high", "low", "close", "volume"}) {
+    auto& v = bars.columns.at(col);
+    for (std::size_t b = n_bars / 5; b < n_bars / 5 + 6; ++b) v[(n_symbols - 1) * n_bars + b] = nan;
+  }
+  return bars;
+}
+
+TEST(SweepParityFeatures, PlainSimulationOnOneAndSeveralSymbolsGivesTheReferenceBits) {
+  for (std::size_t n_sym : {std::size_t(1), std::size_t(3)}) {
+    const Case c = prepare_yaml(kPlainSimulation, gappy_bars_without_funding(n_sym, 400), 4);
+    kbt::detail::ScratchShape shape;
+    const auto f = kbt::detail::make_sweep_functor<Kokkos::DefaultHostExecutionSpace, double>(
+        c.program, kbt::make_sweep_plan(c.program, c.bars), c.bars, c.config.simulation, {}, shape);
+    EXPECT_EQ(f.sim.plain, 1) << "the plain step is not the one under test";
+    for (const auto& d : devices())
+      for (int block : {7, 64})
+        for (int pair : {0, 1}) {
+          SCOPED_TRACE(std::to_string(n_sym) + " symbols, block " + std::to_string(block) + ", pair " +
+                       std::to_string(pair));
+          expect_parity(c, d, 0, block, pair);
+        }
+  }
+}
+
 TEST(SweepParityFeatures, ChunkSizeDoesNotChangeAnyBit) {
   const auto bars = gappy_bars(300);
   const Case c = prepare_yaml(kStreamedOps, bars, 6);
