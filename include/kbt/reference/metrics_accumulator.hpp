@@ -30,7 +30,7 @@ struct BasicMetricsAccumulator {
   Real max_dd = 0;        // most negative equity / peak - 1 (0 when never under water)
   Real dd_sq = 0;         // sum of (equity / peak - 1)^2
   long dd_run = 0;        // bars under the running peak, current stretch
-  long dd_run_max = 0;
+  long dd_run_max = 0;    // longest stretch that has ended (finish() adds the current one)
   Real equity_sum = 0;    // for mean equity (turnover)
   long exposed_bars = 0;
 
@@ -99,14 +99,15 @@ struct BasicMetricsAccumulator {
     const Real dd = equity / peak - Real(1);
     if (dd < max_dd) max_dd = dd;
     dd_sq += dd * dd;
+    // The longest stretch is taken when a stretch ends (and in finish()).
     if (equity < peak) {
       dd_run += 1;
-      if (dd_run > dd_run_max) dd_run_max = dd_run;
     } else {
+      if (dd_run > dd_run_max) dd_run_max = dd_run;
       dd_run = 0;
     }
     equity_sum += equity;
-    if (exposed) exposed_bars += 1;
+    exposed_bars += exposed ? 1 : 0;
   }
 
   // Writes the n_metrics values in kbt::Metric order.
@@ -130,7 +131,8 @@ struct BasicMetricsAccumulator {
     out[int(Metric::sortino)] = (n_bars > 1 && downside_dev > Real(0)) ? mean / downside_dev * sqrt_ppy : nan;
     out[int(Metric::calmar)] = max_dd < Real(0) ? cagr / (-max_dd) : nan;
     out[int(Metric::max_drawdown)] = n_bars > 0 ? max_dd : nan;
-    out[int(Metric::max_drawdown_duration)] = n_bars > 0 ? Real(dd_run_max) : nan;
+    const long longest_run = dd_run > dd_run_max ? dd_run : dd_run_max;
+    out[int(Metric::max_drawdown_duration)] = n_bars > 0 ? Real(longest_run) : nan;
     out[int(Metric::ulcer_index)] = n_bars > 0 ? math::sqrt(dd_sq / n) : nan;
 
     const Real trades = Real(n_trades);
