@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Instructions per bar-combo of the SMA-cross sweep kernel and of the
+# hand-written same-work loop (bench_sweep), counted by valgrind's callgrind.
+# Unlike a timing, the count does not depend on what else the machine runs, so
+# it shows what a change to the kernel costs or saves (docs/benchmarks.md).
+#
+#   benchmarks/instructions_per_bar.sh [BUILD_DIR] [BARS] [serial|openmp] [fp64|fp32]
+#
+# Needs valgrind. Runs each benchmark for one timed iteration under callgrind,
+# collecting only inside the kernel launch / the hand-written loop.
+set -euo pipefail
+build=${1:-build}
+bars=${2:-10000}
+space=${3:-serial}
+precision=${4:-fp64}
+bench="$build/benchmarks/bench_sweep"
+[[ -x $bench ]] || { echo "instructions_per_bar.sh: $bench not built" >&2; exit 2; }
+command -v valgrind >/dev/null || { echo "instructions_per_bar.sh: valgrind not installed" >&2; exit 2; }
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# count TOGGLE FILTER -> "<instructions> <iterations> <combos>"
+count() {
+  local log="$out/$2.log"
+  valgrind --tool=callgrind --collect-atstart=no --toggle-collect="$1" --callgrind-out-file="$out/$2.cg" \
+    "$bench" --kokkos-num-threads=1 --benchmark_filter="$3" --benchmark_min_time=0.01 \
+    --benchmark_counters_tabular=false >"$log" 2>&1
+  local ir iters combos
+  ir=$(callgrind_annotate "$out/$2.cg" | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
+  iters=$(awk '$1 ~ /manual_time$/ {print $6; exit}' "$log")
+  combos=$(grep -o 'combos=[0-9]*' "$log" | head -1 | cut -d= -f2)
+  [[ -n $ir && -n $iters && -n $combos ]] || { echo "instructions_per_bar.sh: no result, see:" >&2; cat "$log" >&2; exit 1; }
+  # A function the compiler inlined has no symbol to toggle on: nothing counted.
+  ((ir > combos * bars)) || { echo "instructions_per_bar.sh: nothing counted inside '$1' (inlined in this build?)" >&2; exit 1; }
+  echo "$ir $iters $combos"
+}
+
+read -r k_ir k_it combos < <(count '*launch_sweep*' kernel "^sweep_kernel/sma_cross/$space/$precision/$bars/")
+read -r h_ir h_it _ < <(count '*hand_sma_cross_full*' hand "^hand_written_full/kokkos_lambda/$space/$bars/")
+# The kernel runs once untimed before the timed iterations (time_kernel_calls).
+awk -v k="$k_ir" -v kc="$((k_it + 1))" -v h="$h_ir" -v hc="$h_it" -v n="$combos" -v b="$bars" 'BEGIN {
+  kpb = k / (kc * n * b); hpb = h / (hc * n * b);
+  printf "sweep kernel   %7.1f instructions per bar-combo\n", kpb;
+  printf "hand-written   %7.1f instructions per bar-combo (fp64)\n", hpb;
+  printf "hand / kernel  %7.3f\n", hpb / kpb }'
