@@ -202,10 +202,11 @@ simulation:
     }
 }
 
-// Close fills, no stops, no borrow, no funding: the kernel compiles its step
-// without those rules (SweepSimSettings::plain). The same paths on several
-// symbols (equal weights, a leverage cap that binds, NaN gaps) and on one, with
-// a scoring window that starts inside an evaluation block.
+// Close fills and no stops: the kernel compiles its portfolio step without
+// those rules, and without carrying costs when there are none (SweepStep). Both
+// such steps on several symbols (equal weights, a leverage cap that binds, NaN
+// gaps) and on one, with a scoring window that starts inside an evaluation
+// block; the carry step with borrow on shorts and with a funding column.
 const char* kPlainSimulation = R"(data: unused.h5
 strategy:
   params:
@@ -223,11 +224,12 @@ simulation:
   score_start: 50
 )";
 
-kbt::BarData gappy_bars_without_funding(std::size_t n_symbols, std::size_t n_bars) {
+kbt::BarData bars_with_gaps(std::size_t n_symbols, std::size_t n_bars, bool funding) {
   kbt::SynthOptions o;
   o.n_symbols = n_symbols;
   o.n_bars = n_bars;
   o.seed = 5;
+  o.funding = funding;
   kbt::BarData bars = kbt::synth_bars(o);
   const double nan = std::nan("");
   for (const char* col : {"open", "high", "low", "close", "volume"}) {
@@ -237,21 +239,34 @@ kbt::BarData gappy_bars_without_funding(std::size_t n_symbols, std::size_t n_bar
   return bars;
 }
 
-TEST(SweepParityFeatures, PlainSimulationOnOneAndSeveralSymbolsGivesTheReferenceBits) {
-  for (std::size_t n_sym : {std::size_t(1), std::size_t(3)}) {
-    const Case c = prepare_yaml(kPlainSimulation, gappy_bars_without_funding(n_sym, 400), 4);
-    kbt::detail::ScratchShape shape;
-    const auto f = kbt::detail::make_sweep_functor<Kokkos::DefaultHostExecutionSpace, double>(
-        c.program, kbt::make_sweep_plan(c.program, c.bars), c.bars, c.config.simulation, {}, shape);
-    EXPECT_EQ(f.sim.plain, 1) << "the plain step is not the one under test";
-    for (const auto& d : devices())
-      for (int block : {7, 64})
-        for (int pair : {0, 1}) {
-          SCOPED_TRACE(std::to_string(n_sym) + " symbols, block " + std::to_string(block) + ", pair " +
-                       std::to_string(pair));
-          expect_parity(c, d, 0, block, pair);
-        }
-  }
+TEST(SweepParityFeatures, CloseFillStepsOnOneAndSeveralSymbolsGiveTheReferenceBits) {
+  struct Variant {
+    const char* name;
+    const char* extra_simulation;  // appended to kPlainSimulation's simulation block
+    bool funding;
+    int expected_step;
+  };
+  const Variant variants[] = {
+      {"no carrying costs", "", false, kbt::step_close_fills},
+      {"borrow on shorts", "  borrow_rate: 0.2\n", false, kbt::step_close_fills_with_carry},
+      {"funding column", "", true, kbt::step_close_fills_with_carry},
+  };
+  for (const Variant& v : variants)
+    for (std::size_t n_sym : {std::size_t(1), std::size_t(3)}) {
+      const Case c = prepare_yaml(std::string(kPlainSimulation) + v.extra_simulation,
+                                  bars_with_gaps(n_sym, 400, v.funding), 4);
+      kbt::detail::ScratchShape shape;
+      const auto f = kbt::detail::make_sweep_functor<Kokkos::DefaultHostExecutionSpace, double>(
+          c.program, kbt::make_sweep_plan(c.program, c.bars), c.bars, c.config.simulation, {}, shape);
+      EXPECT_EQ(f.sim.portfolio_step, v.expected_step) << v.name << ": not the step under test";
+      for (const auto& d : devices())
+        for (int block : {7, 64})
+          for (int pair : {0, 1}) {
+            SCOPED_TRACE(std::string(v.name) + ", " + std::to_string(n_sym) + " symbols, block " +
+                         std::to_string(block) + ", pair " + std::to_string(pair));
+            expect_parity(c, d, 0, block, pair);
+          }
+    }
 }
 
 TEST(SweepParityFeatures, ChunkSizeDoesNotChangeAnyBit) {

@@ -214,10 +214,10 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
   ss.stop_first = sim.sltp_priority == SimulationSettings::SltpPriority::stop_first ? 1 : 0;
   ss.window_begin = static_cast<int>(window.begin);
   ss.window_end = static_cast<int>(window.end);
-  ss.plain = !ss.fill_next_open && !ss.has_stop_loss && !ss.has_take_profit && !ss.has_trailing_stop &&
-                     ss.borrow_per_bar == Real(0) && !f.has_funding
-                 ? 1
-                 : 0;
+  if (ss.fill_next_open || ss.has_stop_loss || ss.has_take_profit || ss.has_trailing_stop)
+    ss.portfolio_step = step_general;
+  else
+    ss.portfolio_step = ss.borrow_per_bar != Real(0) || f.has_funding ? step_close_fills_with_carry : step_close_fills;
 
   // Scratch per combo: registers, rings, states, scan slots, symbol states.
   // Each combo's scratch rows are padded to whole 64-byte cache lines: host
