@@ -828,11 +828,9 @@ struct SweepFunctor {
   // simulated for one combo, then the other, and the bar metrics of both are
   // accumulated in one loop, so that the two chains of divisions of the
   // metrics (docs/metrics.md) overlap instead of following each other.
-  // Not forced inline: each of its six instantiations then gets a register
-  // allocation of its own (host only; ≈ 2.5 instructions per bar less).
   template <int NSym, int Step>
-  KOKKOS_INLINE_FUNCTION void simulate_pair(int i0, SweepSymbolState<Real>* st0, int i1,
-                                            SweepSymbolState<Real>* st1) const {
+  KOKKOS_FORCEINLINE_FUNCTION void simulate_pair(int i0, SweepSymbolState<Real>* st0, int i1,
+                                                 SweepSymbolState<Real>* st1) const {
     reset<NSym>(st0, n_sym);
     reset<NSym>(st1, n_sym);
     Account a0{sim.initial_capital, BasicMetricsAccumulator<Real>(sim.initial_capital, sim.periods_per_year)};
