@@ -53,7 +53,6 @@ struct SweepSimSettings {
   int fill_next_open = 0, weighting_equal = 0, stop_first = 1;
   int window_begin = 0, window_end = 0;
   int portfolio_step = step_general;  // the SweepStep this run compiles
-
 };
 
 template <class ExecSpace, class Real>
@@ -695,9 +694,9 @@ struct SweepFunctor {
     }
   }
 
-  template <int NSym, int Step>
   // Returns the equity marked after the bar's fills (the same bits as
   // marked_equity(); computed again only when a fill happened).
+  template <int NSym, int Step>
   KOKKOS_FORCEINLINE_FUNCTION Real decide(const Signals& sig, SweepSymbolState<Real>* st, int t, int b, Account& a) const {
     Real gross = 0;
     for (int s = 0; s < symbols<NSym>(); ++s) {
