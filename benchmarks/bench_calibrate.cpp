@@ -7,9 +7,9 @@
 // and printed, as `kbt calibrate` would (nothing is written).
 
 #include <benchmark/benchmark.h>
-#include <kbt/calibration.hpp>
-#include <kbt/calibration_workloads.hpp>
-#include <kbt/execution_spaces.hpp>
+#include <kbt/calibration/calibration.hpp>
+#include <kbt/calibration/calibration_workloads.hpp>
+#include <kbt/core/execution_spaces.hpp>
 
 #include <Kokkos_Core.hpp>
 

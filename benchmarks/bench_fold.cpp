@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "kbt/kernels/kernels.hpp"
-#include "kbt/lang/compiler.hpp"
-#include "kbt/reference/evaluator.hpp"
+#include <kbt/kernels/kernels.hpp>
+#include <kbt/lang/compiler.hpp>
+#include <kbt/reference/evaluator.hpp>
 
 namespace {
 

@@ -5,13 +5,13 @@
 // figure of merit.
 
 #include <benchmark/benchmark.h>
-#include <kbt/config_loader.hpp>
-#include <kbt/data_io.hpp>
-#include <kbt/execution_spaces.hpp>
+#include <kbt/config/config_loader.hpp>
+#include <kbt/data/data_io.hpp>
+#include <kbt/core/execution_spaces.hpp>
 #include <kbt/lang/compiler.hpp>
-#include <kbt/param_grid.hpp>
+#include <kbt/config/param_grid.hpp>
 #include <kbt/reference/evaluator.hpp>
-#include <kbt/reference/metrics_accumulator.hpp>
+#include <kbt/metrics/metrics_accumulator.hpp>
 #include <kbt/reference/simulator.hpp>
 #include <kbt/sweep/sweep_kernel.hpp>
 

@@ -5,10 +5,10 @@
 //   build/benchmarks/bench_verify [--benchmark_filter=...]
 
 #include <benchmark/benchmark.h>
-#include <kbt/config_loader.hpp>
-#include <kbt/data_io.hpp>
-#include <kbt/sweep.hpp>
-#include <kbt/verify.hpp>
+#include <kbt/config/config_loader.hpp>
+#include <kbt/data/data_io.hpp>
+#include <kbt/sweep/run_sweep.hpp>
+#include <kbt/verify/verify.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -1,9 +1,9 @@
 #include "calibrate_runner/run_calibration.hpp"
 
 #include <benchmark/benchmark.h>
-#include <kbt/error.hpp>
-#include <kbt/execution_spaces.hpp>
-#include <kbt/version.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/core/execution_spaces.hpp>
+#include <kbt/core/version.hpp>
 
 #include <algorithm>
 #include <chrono>

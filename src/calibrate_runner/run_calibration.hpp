@@ -4,8 +4,8 @@
 // bars x combos, collected by a custom reporter) and fits the cost model.
 // Internal library kbt_calibrate (links benchmark; not installed).
 
-#include <kbt/calibration.hpp>
-#include <kbt/calibration_workloads.hpp>
+#include <kbt/calibration/calibration.hpp>
+#include <kbt/calibration/calibration_workloads.hpp>
 
 #include <cstdio>
 #include <string>

@@ -1,9 +1,9 @@
 // The calibration file: YAML, one per machine (docs/calibration.md has the
 // format). Every problem in a file is a kbt::Error(config) naming file:line:col.
 
-#include <kbt/atomic_output.hpp>
-#include <kbt/calibration.hpp>
-#include <kbt/error.hpp>
+#include <kbt/core/atomic_output.hpp>
+#include <kbt/calibration/calibration.hpp>
+#include <kbt/core/error.hpp>
 
 #include <cmath>
 #include <cstdio>

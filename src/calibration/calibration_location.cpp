@@ -1,7 +1,7 @@
 // Which calibration file applies, and whether it belongs to this machine.
 
-#include <kbt/calibration.hpp>
-#include <kbt/error.hpp>
+#include <kbt/calibration/calibration.hpp>
+#include <kbt/core/error.hpp>
 
 #include <cstdlib>
 #include <filesystem>

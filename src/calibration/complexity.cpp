@@ -2,7 +2,7 @@
 // bar per combo, counted on the compiled program with the sweep plan's rules
 // (docs/calibration.md, docs/sweep.md "Where each series lives").
 
-#include <kbt/calibration.hpp>
+#include <kbt/calibration/calibration.hpp>
 
 #include <cstdio>
 #include <vector>

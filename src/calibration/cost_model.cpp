@@ -1,7 +1,7 @@
 // The per-space cost model: fit, prediction, break-even (docs/calibration.md).
 
-#include <kbt/calibration.hpp>
-#include <kbt/error.hpp>
+#include <kbt/calibration/calibration.hpp>
+#include <kbt/core/error.hpp>
 
 #include <algorithm>
 #include <array>

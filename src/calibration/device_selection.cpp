@@ -1,7 +1,7 @@
 // `device: auto` and the check of an explicitly requested device against the
 // calibration's cost model (docs/calibration.md, docs/sweep.md).
 
-#include <kbt/calibration.hpp>
+#include <kbt/calibration/calibration.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -1,8 +1,8 @@
 // Which machine a calibration belongs to: host name, CPU model, GPU, Kokkos
 // version and the enabled execution spaces with their concurrency.
 
-#include <kbt/calibration.hpp>
-#include <kbt/execution_spaces.hpp>
+#include <kbt/calibration/calibration.hpp>
+#include <kbt/core/execution_spaces.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -1,7 +1,7 @@
 // One whole sweep as a run pays for it: the plan (materialized and hoisted
 // series), then the kernel with its upload and download.
 
-#include <kbt/calibration_workloads.hpp>
+#include <kbt/calibration/calibration_workloads.hpp>
 #include <kbt/sweep/sweep_kernel.hpp>
 #include <kbt/sweep/sweep_plan.hpp>
 

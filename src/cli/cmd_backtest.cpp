@@ -1,12 +1,12 @@
 // `kbt backtest CONFIG --params k=v,...`: one combo with its trade ledger and equity curve.
 
 #include <CLI/CLI.hpp>
-#include <kbt/atomic_output.hpp>
-#include <kbt/backtest.hpp>
-#include <kbt/config_loader.hpp>
+#include <kbt/core/atomic_output.hpp>
+#include <kbt/sweep/backtest.hpp>
+#include <kbt/config/config_loader.hpp>
 #include <kbt/data/time_format.hpp>
-#include <kbt/error.hpp>
-#include <kbt/sweep.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/sweep/run_sweep.hpp>
 
 #include <cstdio>
 #include <fstream>

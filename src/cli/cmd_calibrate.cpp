@@ -2,8 +2,8 @@
 // the cost model and write this machine's calibration file (docs/calibration.md).
 
 #include <CLI/CLI.hpp>
-#include <kbt/calibration.hpp>
-#include <kbt/error.hpp>
+#include <kbt/calibration/calibration.hpp>
+#include <kbt/core/error.hpp>
 
 #include <chrono>
 #include <cstdio>

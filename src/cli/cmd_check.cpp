@@ -4,12 +4,12 @@
 // the sweep, without sweeping.
 
 #include <CLI/CLI.hpp>
-#include <kbt/config_loader.hpp>
+#include <kbt/config/config_loader.hpp>
 #include <kbt/data/time_format.hpp>
-#include <kbt/error.hpp>
-#include <kbt/data_io.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/data/data_io.hpp>
 #include <kbt/lang/compiler.hpp>
-#include <kbt/param_grid.hpp>
+#include <kbt/config/param_grid.hpp>
 #include <kbt/reference/evaluator.hpp>
 
 #include <algorithm>

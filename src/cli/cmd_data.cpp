@@ -2,8 +2,8 @@
 // the documented HDF5 layout (docs/data-format.md).
 
 #include <CLI/CLI.hpp>
-#include <kbt/data_io.hpp>
-#include <kbt/error.hpp>
+#include <kbt/data/data_io.hpp>
+#include <kbt/core/error.hpp>
 
 #include <cstdio>
 #include <memory>

@@ -2,9 +2,9 @@
 // evaluator and writes it as CSV (timestamp,value or one column per symbol).
 
 #include <CLI/CLI.hpp>
-#include <kbt/atomic_output.hpp>
-#include <kbt/data_io.hpp>
-#include <kbt/error.hpp>
+#include <kbt/core/atomic_output.hpp>
+#include <kbt/data/data_io.hpp>
+#include <kbt/core/error.hpp>
 #include <kbt/lang/compiler.hpp>
 #include <kbt/reference/evaluator.hpp>
 #include <kbt/sweep/sweep_kernel.hpp>

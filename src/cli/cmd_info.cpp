@@ -2,10 +2,10 @@
 
 #include <CLI/CLI.hpp>
 #include <H5public.h>
-#include <kbt/calibration.hpp>
-#include <kbt/error.hpp>
-#include <kbt/execution_spaces.hpp>
-#include <kbt/version.hpp>
+#include <kbt/calibration/calibration.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/core/execution_spaces.hpp>
+#include <kbt/core/version.hpp>
 
 #include <cstdio>
 

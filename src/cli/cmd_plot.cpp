@@ -2,11 +2,11 @@
 // the equity curve and drawdown of one combo (--combo), drawn by gnuplot.
 
 #include <CLI/CLI.hpp>
-#include <kbt/backtest.hpp>
-#include <kbt/error.hpp>
-#include <kbt/param_grid.hpp>
-#include <kbt/results.hpp>
-#include <kbt/verify.hpp>
+#include <kbt/sweep/backtest.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/config/param_grid.hpp>
+#include <kbt/output/results.hpp>
+#include <kbt/verify/verify.hpp>
 
 #include <algorithm>
 #include <cstdio>

@@ -1,12 +1,12 @@
 // `kbt run CONFIG`: the whole batch job — load, compile, sweep, top-K, write.
 
 #include <CLI/CLI.hpp>
-#include <kbt/checkpoint.hpp>
-#include <kbt/config_loader.hpp>
-#include <kbt/error.hpp>
-#include <kbt/results.hpp>
-#include <kbt/sweep.hpp>
-#include <kbt/verify.hpp>
+#include <kbt/output/checkpoint.hpp>
+#include <kbt/config/config_loader.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/output/results.hpp>
+#include <kbt/sweep/run_sweep.hpp>
+#include <kbt/verify/verify.hpp>
 
 #include <chrono>
 #include <cstdio>

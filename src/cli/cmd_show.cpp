@@ -1,9 +1,9 @@
 // `kbt show RESULTS.h5`: the best rows of a results file as a table.
 
 #include <CLI/CLI.hpp>
-#include <kbt/error.hpp>
-#include <kbt/results.hpp>
-#include <kbt/top_k.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/output/results.hpp>
+#include <kbt/sweep/top_k.hpp>
 
 #include <cstdio>
 

@@ -3,11 +3,11 @@
 // sweeping again, and writes /verify into it or into --out.
 
 #include <CLI/CLI.hpp>
-#include <kbt/config_loader.hpp>
-#include <kbt/error.hpp>
-#include <kbt/results.hpp>
-#include <kbt/sweep.hpp>
-#include <kbt/verify.hpp>
+#include <kbt/config/config_loader.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/output/results.hpp>
+#include <kbt/sweep/run_sweep.hpp>
+#include <kbt/verify/verify.hpp>
 
 #include <cstdio>
 

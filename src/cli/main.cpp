@@ -3,8 +3,8 @@
 
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
-#include <kbt/error.hpp>
-#include <kbt/version.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/core/version.hpp>
 
 #include <cstdio>
 #include <cstring>

@@ -1,7 +1,7 @@
 #pragma once
 // Plain-text table of result rows, as printed by `kbt run` and `kbt show`.
 
-#include <kbt/results.hpp>
+#include <kbt/output/results.hpp>
 
 #include <string>
 #include <vector>

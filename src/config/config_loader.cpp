@@ -1,11 +1,11 @@
 // Run-config loader: YAML text -> kbt::RunConfig, with file:line:col on every error.
 // Key reference: docs/config.md.
 
-#include <kbt/config_loader.hpp>
+#include <kbt/config/config_loader.hpp>
 #include <kbt/data/time_format.hpp>
-#include <kbt/error.hpp>
-#include <kbt/metrics.hpp>
-#include <kbt/param_grid.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/metrics/metrics.hpp>
+#include <kbt/config/param_grid.hpp>
 
 #include "config/number_text.hpp"
 #include "config/param_axes.hpp"

@@ -2,7 +2,7 @@
 // Expansion of one parameter axis ({range|linspace|logspace: [...]}) into its
 // ordered values. Host-only; used by the config loader, rules in docs/config.md.
 
-#include <kbt/error.hpp>
+#include <kbt/core/error.hpp>
 
 #include <cstdint>
 #include <string>

@@ -1,5 +1,5 @@
-#include <kbt/error.hpp>
-#include <kbt/param_grid.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/config/param_grid.hpp>
 
 #include "config/number_text.hpp"
 

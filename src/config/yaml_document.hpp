@@ -3,8 +3,8 @@
 // expression can name file:line:col of the exact character a user wrote.
 // Host-only helper of the config loader.
 
-#include <kbt/error.hpp>
-#include <kbt/source_text.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/core/source_text.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include <string>

@@ -1,5 +1,5 @@
-#include <kbt/atomic_output.hpp>
-#include <kbt/error.hpp>
+#include <kbt/core/atomic_output.hpp>
+#include <kbt/core/error.hpp>
 
 #include <cerrno>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include <kbt/error.hpp>
+#include <kbt/core/error.hpp>
 
 namespace kbt {
 

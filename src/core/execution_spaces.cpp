@@ -1,5 +1,5 @@
 #include <Kokkos_Core.hpp>
-#include <kbt/execution_spaces.hpp>
+#include <kbt/core/execution_spaces.hpp>
 
 namespace kbt {
 namespace {

@@ -1,6 +1,6 @@
 #include "core/large_stack.hpp"
 
-#include <kbt/error.hpp>
+#include <kbt/core/error.hpp>
 
 #include <pthread.h>
 

@@ -1,7 +1,7 @@
 // ASOF join of an exogenous series onto the bar grid (SPEC §2): a merge walk,
 // O(grid + series).
 
-#include <kbt/data_io.hpp>
+#include <kbt/data/data_io.hpp>
 
 #include <limits>
 

@@ -1,8 +1,8 @@
 // `kbt data import`: per-symbol OHLCV CSVs (+ funding and exo CSVs) onto one
 // bar grid. Rules: docs/data-format.md "CSV import".
 
-#include <kbt/data_io.hpp>
-#include <kbt/error.hpp>
+#include <kbt/data/data_io.hpp>
+#include <kbt/core/error.hpp>
 
 #include <algorithm>
 #include <limits>

@@ -1,7 +1,7 @@
 #include "data/csv_table.hpp"
 
 #include <kbt/data/time_format.hpp>
-#include <kbt/error.hpp>
+#include <kbt/core/error.hpp>
 
 #include <cerrno>
 #include <cmath>

@@ -1,8 +1,8 @@
 // One symbol's bars as CSV (the inverse of import for a single file).
 
-#include <kbt/atomic_output.hpp>
-#include <kbt/data_io.hpp>
-#include <kbt/error.hpp>
+#include <kbt/core/atomic_output.hpp>
+#include <kbt/data/data_io.hpp>
+#include <kbt/core/error.hpp>
 
 #include <cmath>
 #include <cstdio>

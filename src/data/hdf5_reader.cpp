@@ -1,8 +1,8 @@
 // Loading the SPEC §2 HDF5 layout with full validation: every problem becomes
 // one kbt::Error naming the file and the dataset.
 
-#include <kbt/data_io.hpp>
-#include <kbt/error.hpp>
+#include <kbt/data/data_io.hpp>
+#include <kbt/core/error.hpp>
 
 #include <algorithm>
 #include <cerrno>

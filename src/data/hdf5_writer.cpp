@@ -2,9 +2,9 @@
 // chunking and filters, fixed-length strings (no global heap), so equal
 // content gives equal bytes with the same HDF5 version.
 
-#include <kbt/atomic_output.hpp>
-#include <kbt/data_io.hpp>
-#include <kbt/error.hpp>
+#include <kbt/core/atomic_output.hpp>
+#include <kbt/data/data_io.hpp>
+#include <kbt/core/error.hpp>
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
 // `kbt data inspect`: what a data file holds, after full validation.
 
-#include <kbt/data_io.hpp>
+#include <kbt/data/data_io.hpp>
 
 #include <algorithm>
 #include <cmath>

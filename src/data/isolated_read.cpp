@@ -7,7 +7,7 @@
 
 #include "data/isolated_read.hpp"
 
-#include <kbt/error.hpp>
+#include <kbt/core/error.hpp>
 
 #include <atomic>
 #include <map>

@@ -5,7 +5,7 @@
 // naming the file and the signal. Errors the read throws come back with their
 // category and message unchanged; data comes back bit for bit.
 
-#include <kbt/data_io.hpp>
+#include <kbt/data/data_io.hpp>
 
 #include <cstdint>
 #include <functional>

@@ -5,8 +5,8 @@
 // binary; the stream ends with a marker so that a child dying mid-write is
 // told apart from a complete answer.
 
-#include <kbt/data_io.hpp>
-#include <kbt/error.hpp>
+#include <kbt/data/data_io.hpp>
+#include <kbt/core/error.hpp>
 
 #include <cstdint>
 #include <map>

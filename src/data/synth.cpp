@@ -2,8 +2,8 @@
 // series. The model is documented in docs/data-format.md ("Synthetic data");
 // keep the two in step.
 
-#include <kbt/data_io.hpp>
-#include <kbt/error.hpp>
+#include <kbt/data/data_io.hpp>
+#include <kbt/core/error.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -2,8 +2,8 @@
 
 #include "data/validation.hpp"
 
-#include <kbt/data_io.hpp>
-#include <kbt/error.hpp>
+#include <kbt/data/data_io.hpp>
+#include <kbt/core/error.hpp>
 
 #include <map>
 

@@ -1,13 +1,13 @@
 // Program::hoisted -> staged fold requests (kbt/kernels/hoisting_plan.hpp).
 
-#include "kbt/kernels/hoisting_plan.hpp"
+#include <kbt/kernels/hoisting_plan.hpp>
 
 #include <algorithm>
 #include <map>
 #include <string>
 #include <tuple>
 
-#include "kbt/error.hpp"
+#include <kbt/core/error.hpp>
 
 namespace kbt::kernels {
 

@@ -1,4 +1,4 @@
-// The checkpoint file of a running sweep (include/kbt/checkpoint.hpp,
+// The checkpoint file of a running sweep (include/kbt/output/checkpoint.hpp,
 // docs/results.md). Layout:
 //   /combo_id            uint64  [n]
 //   /params/<name>       float64 [n]   (group attribute `order`)
@@ -16,9 +16,9 @@
 // whose structure is intact and whose first combos_done rows are whole.
 
 #include <hdf5.h>
-#include <kbt/checkpoint.hpp>
-#include <kbt/error.hpp>
-#include <kbt/version.hpp>
+#include <kbt/output/checkpoint.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/core/version.hpp>
 
 #include <cerrno>
 #include <cstdio>

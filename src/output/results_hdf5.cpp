@@ -12,10 +12,10 @@
 // Root attributes: kbt_version, complete = 1 (written last).
 
 #include <hdf5.h>
-#include <kbt/atomic_output.hpp>
-#include <kbt/error.hpp>
-#include <kbt/results.hpp>
-#include <kbt/version.hpp>
+#include <kbt/core/atomic_output.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/output/results.hpp>
+#include <kbt/core/version.hpp>
 
 #include <algorithm>
 #include <filesystem>

@@ -1,8 +1,8 @@
 // Reader for the results HDF5 file (layout in results_hdf5.cpp / docs/results.md).
 
 #include <hdf5.h>
-#include <kbt/error.hpp>
-#include <kbt/results.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/output/results.hpp>
 
 #include <filesystem>
 #include <optional>

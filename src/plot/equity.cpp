@@ -1,6 +1,6 @@
 // Equity curve and drawdown of one simulated combo.
 
-#include <kbt/error.hpp>
+#include <kbt/core/error.hpp>
 
 #include <algorithm>
 #include <fstream>

@@ -1,7 +1,7 @@
 // Finding and running gnuplot (internal to src/plot).
 
-#include <kbt/atomic_output.hpp>
-#include <kbt/error.hpp>
+#include <kbt/core/atomic_output.hpp>
+#include <kbt/core/error.hpp>
 
 #include <atomic>
 #include <cerrno>

@@ -1,6 +1,6 @@
 // Heatmap of one metric over two params of a results file.
 
-#include <kbt/error.hpp>
+#include <kbt/core/error.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -4,9 +4,9 @@
 // runs gnuplot from PATH, and moves the PNG into place only when gnuplot
 // succeeded (docs/verify.md "Plots").
 
-#include <kbt/bar_data.hpp>
+#include <kbt/data/bar_data.hpp>
 #include <kbt/reference/simulator.hpp>
-#include <kbt/results.hpp>
+#include <kbt/output/results.hpp>
 
 #include <cstdint>
 #include <optional>

@@ -2,7 +2,7 @@
 // columns (all symbols x all bars). Plain loops, no cleverness: it is the source of
 // truth that kernels are tested against (docs/language.md has the semantics).
 
-#include <kbt/error.hpp>
+#include <kbt/core/error.hpp>
 #include <kbt/lang/scalar_ops.hpp>
 #include <kbt/reference/evaluator.hpp>
 

@@ -4,7 +4,7 @@
 
 #include "reference/evaluator_series_ops.hpp"
 
-#include <kbt/detail/scalar_math.hpp>
+#include <kbt/core/detail/scalar_math.hpp>
 #include <kbt/lang/scalar_ops.hpp>
 
 namespace kbt::reference {

@@ -5,9 +5,9 @@
 
 #include <kbt/reference/simulator.hpp>
 
-#include <kbt/detail/scalar_math.hpp>
-#include <kbt/error.hpp>
-#include <kbt/reference/metrics_accumulator.hpp>
+#include <kbt/core/detail/scalar_math.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/metrics/metrics_accumulator.hpp>
 
 #include <algorithm>
 #include <string>

@@ -1,5 +1,5 @@
-#include <kbt/backtest.hpp>
-#include <kbt/error.hpp>
+#include <kbt/sweep/backtest.hpp>
+#include <kbt/core/error.hpp>
 #include <kbt/lang/compiler.hpp>
 #include <kbt/reference/evaluator.hpp>
 

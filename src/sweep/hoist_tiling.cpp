@@ -1,5 +1,5 @@
-#include <kbt/error.hpp>
-#include <kbt/sweep/hoist_tiling.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/sweep/detail/hoist_tiling.hpp>
 
 #include <algorithm>
 #include <cstdint>

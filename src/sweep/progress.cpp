@@ -1,6 +1,6 @@
-// The progress line of `kbt run` (include/kbt/progress.hpp).
+// The progress line of `kbt run` (include/kbt/sweep/progress.hpp).
 
-#include <kbt/progress.hpp>
+#include <kbt/sweep/progress.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -1,16 +1,16 @@
-#include <kbt/calibration.hpp>
-#include <kbt/checkpoint.hpp>
-#include <kbt/data_io.hpp>
-#include <kbt/error.hpp>
-#include <kbt/execution_spaces.hpp>
+#include <kbt/calibration/calibration.hpp>
+#include <kbt/output/checkpoint.hpp>
+#include <kbt/data/data_io.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/core/execution_spaces.hpp>
 #include <kbt/lang/compiler.hpp>
-#include <kbt/param_grid.hpp>
+#include <kbt/config/param_grid.hpp>
 #include <kbt/reference/evaluator.hpp>
 #include <kbt/reference/simulator.hpp>
-#include <kbt/sweep.hpp>
-#include <kbt/top_k.hpp>
+#include <kbt/sweep/run_sweep.hpp>
+#include <kbt/sweep/top_k.hpp>
 #include <kbt/sweep/sweep_kernel.hpp>
-#include <kbt/version.hpp>
+#include <kbt/core/version.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // Instantiates the sweep kernel for every execution space this Kokkos enables,
 // in both precisions, and picks one by name.
 
-#include <kbt/error.hpp>
+#include <kbt/core/error.hpp>
 #include <kbt/sweep/sweep_kernel.hpp>
 
 namespace kbt {

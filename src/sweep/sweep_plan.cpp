@@ -1,4 +1,4 @@
-#include <kbt/error.hpp>
+#include <kbt/core/error.hpp>
 #include <kbt/kernels/hoisting_plan.hpp>
 #include <kbt/reference/evaluator.hpp>
 #include <kbt/sweep/sweep_plan.hpp>

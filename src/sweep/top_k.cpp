@@ -1,5 +1,5 @@
-#include <kbt/error.hpp>
-#include <kbt/top_k.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/sweep/top_k.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -1,9 +1,9 @@
 // Opening a results file to re-run its combos (kbt verify, kbt plot --combo).
 
-#include <kbt/config_loader.hpp>
-#include <kbt/error.hpp>
-#include <kbt/sweep.hpp>
-#include <kbt/verify.hpp>
+#include <kbt/config/config_loader.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/sweep/run_sweep.hpp>
+#include <kbt/verify/verify.hpp>
 
 #include <filesystem>
 

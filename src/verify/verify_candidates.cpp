@@ -1,13 +1,13 @@
 // The verification stage: top-N candidates re-run on the reference engine.
 
-#include <kbt/config_loader.hpp>
+#include <kbt/config/config_loader.hpp>
 #include <kbt/data/time_format.hpp>
-#include <kbt/error.hpp>
+#include <kbt/core/error.hpp>
 #include <kbt/lang/compiler.hpp>
 #include <kbt/reference/evaluator.hpp>
 #include <kbt/reference/simulator.hpp>
-#include <kbt/top_k.hpp>
-#include <kbt/verify.hpp>
+#include <kbt/sweep/top_k.hpp>
+#include <kbt/verify/verify.hpp>
 
 #include <algorithm>
 #include <chrono>

@@ -1,6 +1,6 @@
 // The verification summary printed by `kbt run` and `kbt verify`.
 
-#include <kbt/verify.hpp>
+#include <kbt/verify/verify.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -1,16 +1,9 @@
 // Uses kbt the way an application does: Kokkos initialized by the caller, kbt's
-// public headers (a kernel with kbt math), its library (space listing), and a
+// umbrella header (a kernel with kbt math), its library (space listing), and a
 // whole sweep from an in-memory config and bars held in Views, run on the
 // default execution space with the metrics and top-K left in Views, checked
 // against the reference engine.
-#include <kbt/bar_data_views.hpp>
-#include <kbt/config_loader.hpp>
-#include <kbt/data_io.hpp>
-#include <kbt/detail/scalar_math.hpp>
-#include <kbt/execution_spaces.hpp>
-#include <kbt/kokkos_compat.hpp>
-#include <kbt/sweep.hpp>
-#include <kbt/sweep/space_sweep.hpp>
+#include <kbt/kbt.hpp>  // the umbrella header only: what an application includes
 
 #include <map>
 

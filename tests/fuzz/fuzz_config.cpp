@@ -2,7 +2,7 @@
 // valid, its strategy is compiled against a fixed schema as `kbt run` would.
 // kbt::Error (config, grid, limit, language) is the expected answer.
 
-#include <kbt/config_loader.hpp>
+#include <kbt/config/config_loader.hpp>
 #include <kbt/lang/compiler.hpp>
 
 #include <cstdint>

@@ -3,7 +3,7 @@
 // present) that of BBB, part 3 an exo series `vix`, part 4 AAA's funding rates.
 // kbt::Error (data_format, io) is the expected answer.
 
-#include <kbt/data_io.hpp>
+#include <kbt/data/data_io.hpp>
 
 #include <cstdint>
 #include <string>

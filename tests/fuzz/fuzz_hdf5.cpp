@@ -3,7 +3,7 @@
 // process (not kbt's default reader child) so that libFuzzer sees its coverage
 // and its crashes: the fuzzer's job is to find them.
 
-#include <kbt/data_io.hpp>
+#include <kbt/data/data_io.hpp>
 
 #include <cstdint>
 #include <cstdio>

@@ -6,7 +6,7 @@
 // kbt is a bug, reported by aborting (libFuzzer saves the input as a crash).
 // ASan/UBSan findings, aborts and timeouts are caught by libFuzzer itself.
 
-#include <kbt/error.hpp>
+#include <kbt/core/error.hpp>
 
 #include <cstdint>
 #include <cstdio>

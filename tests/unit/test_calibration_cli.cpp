@@ -3,9 +3,9 @@
 // parsed back and checked.
 
 #include <gtest/gtest.h>
-#include <kbt/calibration.hpp>
-#include <kbt/calibration_workloads.hpp>
-#include <kbt/execution_spaces.hpp>
+#include <kbt/calibration/calibration.hpp>
+#include <kbt/calibration/calibration_workloads.hpp>
+#include <kbt/core/execution_spaces.hpp>
 
 #include <cmath>
 #include <set>

@@ -1,8 +1,8 @@
 // The calibration file: round trip, and bad files named by file:line:col.
 
 #include <gtest/gtest.h>
-#include <kbt/calibration.hpp>
-#include <kbt/error.hpp>
+#include <kbt/calibration/calibration.hpp>
+#include <kbt/core/error.hpp>
 
 #include <algorithm>
 

@@ -2,9 +2,9 @@
 // the non-negativity of the fit, break-even, and the complexity measure.
 
 #include <gtest/gtest.h>
-#include <kbt/calibration.hpp>
-#include <kbt/calibration_workloads.hpp>
-#include <kbt/error.hpp>
+#include <kbt/calibration/calibration.hpp>
+#include <kbt/calibration/calibration_workloads.hpp>
+#include <kbt/core/error.hpp>
 
 #include <cmath>
 #include <cstdint>

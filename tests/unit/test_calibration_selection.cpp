@@ -3,9 +3,9 @@
 // foreign machine, and a malformed file (library and CLI).
 
 #include <gtest/gtest.h>
-#include <kbt/calibration.hpp>
-#include <kbt/error.hpp>
-#include <kbt/execution_spaces.hpp>
+#include <kbt/calibration/calibration.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/core/execution_spaces.hpp>
 
 #include <cmath>
 

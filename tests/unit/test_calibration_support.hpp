@@ -1,7 +1,7 @@
 #pragma once
 // Crafted calibration files for the calibration tests.
 
-#include <kbt/calibration.hpp>
+#include <kbt/calibration/calibration.hpp>
 
 #include <cstdlib>
 #include <filesystem>

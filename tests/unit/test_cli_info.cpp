@@ -1,5 +1,5 @@
 #include <gtest/gtest.h>
-#include <kbt/execution_spaces.hpp>
+#include <kbt/core/execution_spaces.hpp>
 
 #include "support/cli_runner.hpp"
 

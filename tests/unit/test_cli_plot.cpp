@@ -2,8 +2,8 @@
 // heatmap cells computed by hand on a small made-up grid.
 
 #include <gtest/gtest.h>
-#include <kbt/error.hpp>
-#include <kbt/results.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/output/results.hpp>
 
 #include <cmath>
 #include <cstdio>

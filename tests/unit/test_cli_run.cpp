@@ -1,7 +1,7 @@
 // End-to-end `kbt run` / `kbt backtest` on the bundled sample data.
 
 #include <gtest/gtest.h>
-#include <kbt/results.hpp>
+#include <kbt/output/results.hpp>
 
 #include <cmath>
 #include <cstring>

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include <kbt/data_io.hpp>
+#include <kbt/data/data_io.hpp>
 
 #include "support/cli_runner.hpp"
 

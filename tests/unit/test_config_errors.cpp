@@ -1,8 +1,8 @@
 // Every class of config error: category, exact file:line:col, and the message.
 
 #include <gtest/gtest.h>
-#include <kbt/config_loader.hpp>
-#include <kbt/error.hpp>
+#include <kbt/config/config_loader.hpp>
+#include <kbt/core/error.hpp>
 
 #include <string>
 

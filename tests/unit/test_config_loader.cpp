@@ -1,8 +1,8 @@
 // Run-config loading: every key, expression positions, defaults, paths.
 
 #include <gtest/gtest.h>
-#include <kbt/config_loader.hpp>
-#include <kbt/error.hpp>
+#include <kbt/config/config_loader.hpp>
+#include <kbt/core/error.hpp>
 
 #include <cstdio>
 #include <filesystem>

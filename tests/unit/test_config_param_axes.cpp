@@ -1,7 +1,7 @@
 // Expansion of parameter axes, against hand-computed values.
 
 #include <gtest/gtest.h>
-#include <kbt/error.hpp>
+#include <kbt/core/error.hpp>
 
 #include "config/param_axes.hpp"
 

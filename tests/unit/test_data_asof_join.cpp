@@ -1,7 +1,7 @@
 // ASOF join (SPEC §2) on hand-worked cases.
 
 #include <gtest/gtest.h>
-#include <kbt/data_io.hpp>
+#include <kbt/data/data_io.hpp>
 
 #include <cmath>
 

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <H5public.h>
-#include <kbt/data_io.hpp>
+#include <kbt/data/data_io.hpp>
 
 #include <fstream>
 #include <sstream>

@@ -1,8 +1,8 @@
 // CSV import: headers, time formats, alignment, funding/exo, errors.
 
 #include <gtest/gtest.h>
-#include <kbt/data_io.hpp>
-#include <kbt/error.hpp>
+#include <kbt/data/data_io.hpp>
+#include <kbt/core/error.hpp>
 
 #include <cmath>
 #include <fstream>

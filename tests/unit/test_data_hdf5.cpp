@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 #include <hdf5.h>
-#include <kbt/data_io.hpp>
-#include <kbt/error.hpp>
+#include <kbt/data/data_io.hpp>
+#include <kbt/core/error.hpp>
 
 #include <cmath>
 

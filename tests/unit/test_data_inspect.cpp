@@ -1,7 +1,7 @@
 // inspect_bars / summarize_market_data on hand-made data.
 
 #include <gtest/gtest.h>
-#include <kbt/data_io.hpp>
+#include <kbt/data/data_io.hpp>
 
 #include <cmath>
 

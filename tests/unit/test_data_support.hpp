@@ -1,8 +1,8 @@
 #pragma once
 // Helpers shared by the tests/unit/test_data_*.cpp files.
 
-#include <kbt/bar_data.hpp>
-#include <kbt/data_io.hpp>
+#include <kbt/data/bar_data.hpp>
+#include <kbt/data/data_io.hpp>
 
 #include <cstdint>
 #include <cstdlib>

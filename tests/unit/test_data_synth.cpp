@@ -2,8 +2,8 @@
 // portable math underneath.
 
 #include <gtest/gtest.h>
-#include <kbt/data_io.hpp>
-#include <kbt/error.hpp>
+#include <kbt/data/data_io.hpp>
+#include <kbt/core/error.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "kbt/error.hpp"
-#include "kbt/kernels/kernels.hpp"
-#include "kbt/lang/compiler.hpp"
-#include "kbt/reference/evaluator.hpp"
+#include <kbt/core/error.hpp>
+#include <kbt/kernels/kernels.hpp>
+#include <kbt/lang/compiler.hpp>
+#include <kbt/reference/evaluator.hpp>
 #include "support/execution_spaces.hpp"
 
 namespace {

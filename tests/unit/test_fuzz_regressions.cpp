@@ -5,10 +5,10 @@
 // target; scripts/fuzz.sh finds new ones (docs/testing.md "Fuzzing").
 
 #include <gtest/gtest.h>
-#include <kbt/config_loader.hpp>
+#include <kbt/config/config_loader.hpp>
 #include <kbt/data/time_format.hpp>
-#include <kbt/data_io.hpp>
-#include <kbt/error.hpp>
+#include <kbt/data/data_io.hpp>
+#include <kbt/core/error.hpp>
 #include <kbt/lang/compiler.hpp>
 
 #include <hdf5.h>

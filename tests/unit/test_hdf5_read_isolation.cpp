@@ -4,8 +4,8 @@
 // or here forced with a signal - is a data_format error, not a dead caller.
 
 #include <gtest/gtest.h>
-#include <kbt/data_io.hpp>
-#include <kbt/error.hpp>
+#include <kbt/data/data_io.hpp>
+#include <kbt/core/error.hpp>
 
 #include <cmath>
 #include <csignal>

@@ -4,17 +4,17 @@
 // the reference engine and with untiled sweeps by the bits of every metric.
 
 #include <gtest/gtest.h>
-#include <kbt/config_loader.hpp>
-#include <kbt/data_io.hpp>
-#include <kbt/error.hpp>
-#include <kbt/execution_spaces.hpp>
+#include <kbt/config/config_loader.hpp>
+#include <kbt/data/data_io.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/core/execution_spaces.hpp>
 #include <kbt/lang/compiler.hpp>
-#include <kbt/param_grid.hpp>
+#include <kbt/config/param_grid.hpp>
 #include <kbt/reference/evaluator.hpp>
 #include <kbt/reference/simulator.hpp>
-#include <kbt/sweep.hpp>
-#include <kbt/top_k.hpp>
-#include <kbt/sweep/hoist_tiling.hpp>
+#include <kbt/sweep/run_sweep.hpp>
+#include <kbt/sweep/top_k.hpp>
+#include <kbt/sweep/detail/hoist_tiling.hpp>
 #include <kbt/sweep/sweep_kernel.hpp>
 
 #include <cstring>

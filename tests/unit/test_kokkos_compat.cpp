@@ -1,8 +1,8 @@
 // kbt::kx wrappers and kbt's portable math, run on every enabled execution
 // space: kernels compute the same bits as the host, sorting agrees with
 // std::sort, reducers with hand-computed extrema.
-#include <kbt/detail/portable_math.hpp>
-#include <kbt/kokkos_compat.hpp>
+#include <kbt/core/detail/portable_math.hpp>
+#include <kbt/core/detail/kokkos_compat.hpp>
 
 #include "support/execution_spaces.hpp"
 

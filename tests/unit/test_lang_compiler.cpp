@@ -1,6 +1,6 @@
 // Compiler: name resolution, suggestions, type checks, windows, CSE, hoisting,
 // dead-code removal and strategy outputs.
-#include <kbt/config_loader.hpp>
+#include <kbt/config/config_loader.hpp>
 #include <kbt/lang/parser.hpp>
 
 #include "test_lang_support.hpp"

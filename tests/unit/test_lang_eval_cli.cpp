@@ -1,8 +1,8 @@
 // `kbt eval` end to end on a small HDF5 file, and every shipped example config's
 // strategy compiled and evaluated on the shipped sample data.
-#include <kbt/config_loader.hpp>
-#include <kbt/data_io.hpp>
-#include <kbt/param_grid.hpp>
+#include <kbt/config/config_loader.hpp>
+#include <kbt/data/data_io.hpp>
+#include <kbt/config/param_grid.hpp>
 
 #include <cstdio>
 #include <filesystem>

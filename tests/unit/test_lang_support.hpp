@@ -3,9 +3,9 @@
 // code, one-line expression evaluation, NaN-aware series comparison.
 
 #include <gtest/gtest.h>
-#include <kbt/bar_data.hpp>
-#include <kbt/config.hpp>
-#include <kbt/error.hpp>
+#include <kbt/data/bar_data.hpp>
+#include <kbt/config/run_config.hpp>
+#include <kbt/core/error.hpp>
 #include <kbt/lang/compiler.hpp>
 #include <kbt/reference/evaluator.hpp>
 

@@ -4,8 +4,8 @@
 // missing guard shows up as a crash of the test binary, not as a quiet pass.
 
 #include <gtest/gtest.h>
-#include <kbt/config_loader.hpp>
-#include <kbt/error.hpp>
+#include <kbt/config/config_loader.hpp>
+#include <kbt/core/error.hpp>
 #include <kbt/lang/compiler.hpp>
 #include <kbt/lang/parser.hpp>
 

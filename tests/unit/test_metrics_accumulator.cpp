@@ -1,6 +1,6 @@
 // The single-pass metrics against closed forms on constructed equity paths and trades.
 
-#include <kbt/reference/metrics_accumulator.hpp>
+#include <kbt/metrics/metrics_accumulator.hpp>
 
 #include <gtest/gtest.h>
 

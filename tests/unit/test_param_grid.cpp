@@ -1,8 +1,8 @@
 // ParamGrid numbering, constraint filtering and deterministic sampling.
 
 #include <gtest/gtest.h>
-#include <kbt/error.hpp>
-#include <kbt/param_grid.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/config/param_grid.hpp>
 
 #include <algorithm>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // kbt::detail::portable::{exp,log,pow} against the host libm (an independent
 // implementation): at most 1 ulp apart on seeded random arguments over the whole
 // range, and exact on the special values C/IEEE define.
-#include <kbt/detail/portable_math.hpp>
+#include <kbt/core/detail/portable_math.hpp>
 
 #include <gtest/gtest.h>
 

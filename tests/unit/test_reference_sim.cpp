@@ -3,7 +3,7 @@
 
 #include "unit/test_reference_sim_fixtures.hpp"
 
-#include <kbt/error.hpp>
+#include <kbt/core/error.hpp>
 #include <kbt/reference/simulator.hpp>
 
 #include <gtest/gtest.h>

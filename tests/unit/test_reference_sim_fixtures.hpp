@@ -1,10 +1,10 @@
 #pragma once
 // Small builders for the hand-worked reference simulator scenarios.
 
-#include <kbt/bar_data.hpp>
-#include <kbt/config.hpp>
-#include <kbt/metrics.hpp>
-#include <kbt/strategy_outputs.hpp>
+#include <kbt/data/bar_data.hpp>
+#include <kbt/config/run_config.hpp>
+#include <kbt/metrics/metrics.hpp>
+#include <kbt/lang/strategy_outputs.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
-#include <kbt/error.hpp>
-#include <kbt/results.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/output/results.hpp>
 
 #include <cmath>
 #include <cstdio>

@@ -2,13 +2,13 @@
 // (docs/sweep.md "Checkpoint chunks", docs/results.md "Incomplete runs").
 
 #include <gtest/gtest.h>
-#include <kbt/checkpoint.hpp>
-#include <kbt/config_loader.hpp>
-#include <kbt/error.hpp>
-#include <kbt/execution_spaces.hpp>
-#include <kbt/progress.hpp>
-#include <kbt/results.hpp>
-#include <kbt/sweep.hpp>
+#include <kbt/output/checkpoint.hpp>
+#include <kbt/config/config_loader.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/core/execution_spaces.hpp>
+#include <kbt/sweep/progress.hpp>
+#include <kbt/output/results.hpp>
+#include <kbt/sweep/run_sweep.hpp>
 
 #include <chrono>
 #include <cmath>

@@ -4,10 +4,10 @@
 // reference engine (an independent evaluator and simulator).
 
 #include <gtest/gtest.h>
-#include <kbt/bar_data_views.hpp>
-#include <kbt/config_loader.hpp>
-#include <kbt/data_io.hpp>
-#include <kbt/sweep.hpp>
+#include <kbt/data/bar_data_views.hpp>
+#include <kbt/config/config_loader.hpp>
+#include <kbt/data/data_io.hpp>
+#include <kbt/sweep/run_sweep.hpp>
 #include <kbt/sweep/space_sweep.hpp>
 
 #include "support/execution_spaces.hpp"

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
-#include <kbt/error.hpp>
-#include <kbt/top_k.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/sweep/top_k.hpp>
 
 #include <cmath>
 

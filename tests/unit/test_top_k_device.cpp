@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <kbt/sweep/device_top_k.hpp>
-#include <kbt/top_k.hpp>
+#include <kbt/sweep/top_k.hpp>
 
 #include "support/execution_spaces.hpp"
 

@@ -1,13 +1,13 @@
-// The verification stage (include/kbt/verify.hpp): determinism across thread
+// The verification stage (include/kbt/verify/verify.hpp): determinism across thread
 // counts, equality with independent one-combo backtests, flags, ranks, windows.
 
 #include <gtest/gtest.h>
-#include <kbt/backtest.hpp>
-#include <kbt/config_loader.hpp>
-#include <kbt/data_io.hpp>
-#include <kbt/error.hpp>
-#include <kbt/sweep.hpp>
-#include <kbt/verify.hpp>
+#include <kbt/sweep/backtest.hpp>
+#include <kbt/config/config_loader.hpp>
+#include <kbt/data/data_io.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/sweep/run_sweep.hpp>
+#include <kbt/verify/verify.hpp>
 
 #include <cmath>
 #include <cstring>

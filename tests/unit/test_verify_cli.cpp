@@ -4,11 +4,11 @@
 
 #include <gtest/gtest.h>
 #include <kbt/data/time_format.hpp>
-#include <kbt/backtest.hpp>
-#include <kbt/config_loader.hpp>
+#include <kbt/sweep/backtest.hpp>
+#include <kbt/config/config_loader.hpp>
 #include <kbt/data/time_format.hpp>
-#include <kbt/results.hpp>
-#include <kbt/sweep.hpp>
+#include <kbt/output/results.hpp>
+#include <kbt/sweep/run_sweep.hpp>
 
 #include <algorithm>
 #include <cmath>

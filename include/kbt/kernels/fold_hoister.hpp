@@ -22,12 +22,12 @@
 #include <tuple>
 #include <vector>
 
-#include "kbt/error.hpp"
-#include "kbt/kernels/fold_request.hpp"
-#include "kbt/kernels/fold_task.hpp"
-#include "kbt/kernels/per_bar_fold.hpp"
-#include "kbt/kernels/recursive_fold.hpp"
-#include "kbt/kernels/rolling_extremum.hpp"
+#include <kbt/core/error.hpp>
+#include <kbt/kernels/fold_request.hpp>
+#include <kbt/kernels/detail/fold_task.hpp>
+#include <kbt/kernels/detail/per_bar_fold.hpp>
+#include <kbt/kernels/detail/recursive_fold.hpp>
+#include <kbt/kernels/detail/rolling_extremum.hpp>
 
 namespace kbt::kernels {
 

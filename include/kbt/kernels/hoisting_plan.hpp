@@ -22,8 +22,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "kbt/kernels/fold_request.hpp"
-#include "kbt/lang/program.hpp"
+#include <kbt/kernels/fold_request.hpp>
+#include <kbt/lang/program.hpp>
 
 namespace kbt::kernels {
 

@@ -4,10 +4,10 @@
 // of hoistable series. All errors are kbt::Error(ErrorCategory::language) naming
 // file:line:col, except size limits (ErrorCategory::limit).
 
-#include <kbt/bar_data.hpp>
-#include <kbt/config.hpp>
+#include <kbt/data/bar_data.hpp>
+#include <kbt/config/run_config.hpp>
 #include <kbt/lang/program.hpp>
-#include <kbt/source_text.hpp>
+#include <kbt/core/source_text.hpp>
 
 #include <cstddef>
 #include <string>

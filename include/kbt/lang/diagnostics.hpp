@@ -3,8 +3,8 @@
 // turned into "file:line:col" from the SourceText the expression came from, and
 // misspelled names get a "did you mean" suggestion.
 
-#include <kbt/error.hpp>
-#include <kbt/source_text.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/core/source_text.hpp>
 
 #include <string>
 #include <vector>

@@ -4,7 +4,7 @@
 // or ErrorCategory::limit when the text or its nesting exceeds the limits below.
 
 #include <kbt/lang/ast.hpp>
-#include <kbt/source_text.hpp>
+#include <kbt/core/source_text.hpp>
 
 #include <cstddef>
 #include <string>

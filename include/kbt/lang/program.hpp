@@ -9,7 +9,7 @@
 // Scans (user recurrences) are compiled to separate scalar tapes.
 // docs/language.md describes the representation and the exact semantics of every op.
 
-#include <kbt/strategy_outputs.hpp>
+#include <kbt/lang/strategy_outputs.hpp>
 
 #include <cstdint>
 #include <string>

@@ -6,7 +6,7 @@
 //
 // Booleans are three-valued: 1 = true, 0 = false, NaN = unknown.
 
-#include <kbt/detail/scalar_math.hpp>
+#include <kbt/core/detail/scalar_math.hpp>
 #include <kbt/lang/program.hpp>
 
 namespace kbt::ops {

@@ -5,9 +5,9 @@
 // loops, exactly as docs/language.md defines every op. It is the source of truth
 // that every kernel is tested against.
 
-#include <kbt/bar_data.hpp>
+#include <kbt/data/bar_data.hpp>
 #include <kbt/lang/program.hpp>
-#include <kbt/strategy_outputs.hpp>
+#include <kbt/lang/strategy_outputs.hpp>
 
 #include <cstddef>
 #include <memory>

@@ -3,10 +3,10 @@
 // source of truth every sweep kernel must reproduce bit for bit in fp64.
 // The exact semantics are in docs/semantics.md, the metrics in docs/metrics.md.
 
-#include <kbt/bar_data.hpp>
-#include <kbt/config.hpp>
-#include <kbt/metrics.hpp>
-#include <kbt/strategy_outputs.hpp>
+#include <kbt/data/bar_data.hpp>
+#include <kbt/config/run_config.hpp>
+#include <kbt/metrics/metrics.hpp>
+#include <kbt/lang/strategy_outputs.hpp>
 
 #include <cstddef>
 #include <cstdint>

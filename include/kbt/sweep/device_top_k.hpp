@@ -11,11 +11,11 @@
 // Only those K rows are ordered, on the host, and uploaded: nothing of size
 // n_combos leaves the device.
 
-#include <kbt/config.hpp>
-#include <kbt/detail/portable_math.hpp>
-#include <kbt/detail/scalar_math.hpp>
-#include <kbt/error.hpp>
-#include <kbt/metrics.hpp>
+#include <kbt/config/run_config.hpp>
+#include <kbt/core/detail/portable_math.hpp>
+#include <kbt/core/detail/scalar_math.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/metrics/metrics.hpp>
 
 #include <Kokkos_Core.hpp>
 

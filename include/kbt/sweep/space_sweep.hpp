@@ -4,10 +4,10 @@
 // codes that go on working with the results on the device (their own
 // reductions, MPI) without files or host copies of every combo.
 
-#include <kbt/config.hpp>
-#include <kbt/error.hpp>
+#include <kbt/config/run_config.hpp>
+#include <kbt/core/error.hpp>
 #include <kbt/lang/compiler.hpp>
-#include <kbt/param_grid.hpp>
+#include <kbt/config/param_grid.hpp>
 #include <kbt/reference/evaluator.hpp>
 #include <kbt/reference/simulator.hpp>
 #include <kbt/sweep/device_top_k.hpp>

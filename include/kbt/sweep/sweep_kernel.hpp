@@ -3,15 +3,15 @@
 // chunks that bound the per-thread scratch memory. Results do not depend on
 // the chunk size or the thread count: every combo is independent.
 
-#include <kbt/bar_data.hpp>
-#include <kbt/config.hpp>
-#include <kbt/error.hpp>
-#include <kbt/kokkos_compat.hpp>
+#include <kbt/data/bar_data.hpp>
+#include <kbt/config/run_config.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/core/detail/kokkos_compat.hpp>
 #include <kbt/reference/simulator.hpp>
 #include <kbt/sweep/device_top_k.hpp>
-#include <kbt/sweep/hoist_tiling.hpp>
-#include <kbt/sweep/hoisted_rows.hpp>
-#include <kbt/sweep/sweep_functor.hpp>
+#include <kbt/sweep/detail/hoist_tiling.hpp>
+#include <kbt/sweep/detail/hoisted_rows.hpp>
+#include <kbt/sweep/detail/sweep_functor.hpp>
 #include <kbt/sweep/sweep_plan.hpp>
 
 #include <Kokkos_Core.hpp>

@@ -11,7 +11,7 @@
 //
 // docs/sweep.md explains the layout; nothing here is per combo per bar.
 
-#include <kbt/bar_data.hpp>
+#include <kbt/data/bar_data.hpp>
 #include <kbt/kernels/fold_request.hpp>
 #include <kbt/lang/program.hpp>
 

@@ -11,8 +11,8 @@
 // that reads it. Everything here except this_machine_identity() and the timing
 // helpers is plain host code that needs no Kokkos.
 
-#include <kbt/bar_data.hpp>
-#include <kbt/config.hpp>
+#include <kbt/data/bar_data.hpp>
+#include <kbt/config/run_config.hpp>
 #include <kbt/lang/program.hpp>
 
 #include <cstddef>

@@ -8,8 +8,8 @@
 // streaming sweep kernel holding this struct in registers reproduces the
 // reference engine's fp64 values bit for bit. Callable on host and device.
 
-#include <kbt/detail/scalar_math.hpp>
-#include <kbt/metrics.hpp>
+#include <kbt/core/detail/scalar_math.hpp>
+#include <kbt/metrics/metrics.hpp>
 
 #include <Kokkos_Core.hpp>
 

@@ -14,7 +14,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "kbt/detail/scalar_math.hpp"
+#include <kbt/core/detail/scalar_math.hpp>
 
 namespace kbt::kernels {
 

@@ -18,8 +18,8 @@
 
 #include <cstdint>
 
-#include "kbt/kernels/fold_task.hpp"
-#include "kbt/kernels/window_ops.hpp"
+#include <kbt/kernels/detail/fold_task.hpp>
+#include <kbt/kernels/detail/window_ops.hpp>
 
 namespace kbt::kernels {
 

@@ -10,8 +10,8 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "kbt/detail/scalar_math.hpp"
-#include "kbt/kernels/window_ops.hpp"
+#include <kbt/core/detail/scalar_math.hpp>
+#include <kbt/kernels/detail/window_ops.hpp>
 
 namespace kbt::kernels {
 

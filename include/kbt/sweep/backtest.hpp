@@ -2,8 +2,8 @@
 // One combo of a run config, simulated with its trade ledger and equity curve
 // (`kbt backtest`, and the verify stage's building block).
 
-#include <kbt/bar_data.hpp>
-#include <kbt/config.hpp>
+#include <kbt/data/bar_data.hpp>
+#include <kbt/config/run_config.hpp>
 #include <kbt/reference/simulator.hpp>
 
 #include <map>

@@ -8,7 +8,7 @@
 // so ids run 0 .. n_0*...*n_{k-1} - 1. A grid without parameters has one combo (id 0).
 // The numbering is part of the results format: it never depends on the device.
 
-#include <kbt/config.hpp>
+#include <kbt/config/run_config.hpp>
 
 #include <cstddef>
 #include <cstdint>

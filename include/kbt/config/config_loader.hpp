@@ -10,7 +10,7 @@
 // Expressions are not compiled here: they are kept as SourceText with the file,
 // line and column of their first character, for the strategy language.
 
-#include <kbt/config.hpp>
+#include <kbt/config/run_config.hpp>
 
 #include <string>
 

@@ -4,8 +4,8 @@
 // ascending; combos whose objective is NaN or that fail min_trades are never
 // selected.
 
-#include <kbt/config.hpp>
-#include <kbt/metrics.hpp>
+#include <kbt/config/run_config.hpp>
+#include <kbt/metrics/metrics.hpp>
 
 #include <cstdint>
 #include <vector>

@@ -5,10 +5,10 @@
 // never depends on the thread count: every candidate is simulated on its own
 // and written to its own slot.
 
-#include <kbt/bar_data.hpp>
-#include <kbt/config.hpp>
+#include <kbt/data/bar_data.hpp>
+#include <kbt/config/run_config.hpp>
 #include <kbt/reference/simulator.hpp>
-#include <kbt/results.hpp>
+#include <kbt/output/results.hpp>
 
 #include <cstddef>
 #include <cstdint>

@@ -13,9 +13,9 @@
 // rows) they write fp64 series into a staging View that one copy kernel moves
 // into the rows. The series never pass through host memory.
 
-#include <kbt/error.hpp>
+#include <kbt/core/error.hpp>
 #include <kbt/kernels/fold_hoister.hpp>
-#include <kbt/sweep/hoist_tiling.hpp>
+#include <kbt/sweep/detail/hoist_tiling.hpp>
 #include <kbt/sweep/sweep_plan.hpp>
 
 #include <Kokkos_Core.hpp>

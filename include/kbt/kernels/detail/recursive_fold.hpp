@@ -7,8 +7,8 @@
 
 #include <cstdint>
 
-#include "kbt/kernels/fold_task.hpp"
-#include "kbt/kernels/recursive_ops.hpp"
+#include <kbt/kernels/detail/fold_task.hpp>
+#include <kbt/kernels/detail/recursive_ops.hpp>
 
 namespace kbt::kernels {
 

@@ -16,8 +16,8 @@
 
 #include <cstdint>
 
-#include "kbt/kernels/fold_task.hpp"
-#include "kbt/kernels/window_ops.hpp"
+#include <kbt/kernels/detail/fold_task.hpp>
+#include <kbt/kernels/detail/window_ops.hpp>
 
 // Fully unroll the per-bar loops of a chunk so that the accumulators live in
 // registers (GCC otherwise keeps the array in memory and each add waits on a

@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "kbt/kernels/fold_request.hpp"
+#include <kbt/kernels/fold_request.hpp>
 
 namespace kbt::kernels {
 

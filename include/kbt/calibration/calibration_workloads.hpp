@@ -5,9 +5,9 @@
 // upload, kernel, download). Shared by `kbt calibrate` and
 // benchmarks/bench_calibrate.cpp. Requires Kokkos to be initialized.
 
-#include <kbt/bar_data.hpp>
-#include <kbt/calibration.hpp>
-#include <kbt/config.hpp>
+#include <kbt/data/bar_data.hpp>
+#include <kbt/calibration/calibration.hpp>
+#include <kbt/config/run_config.hpp>
 #include <kbt/lang/program.hpp>
 
 #include <cstddef>

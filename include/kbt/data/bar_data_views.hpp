@@ -3,9 +3,9 @@
 // values are copied to the host: the sweep plan (hoisting, the reference
 // checks) reads them there, and the sweep uploads what its kernel needs.
 
-#include <kbt/bar_data.hpp>
-#include <kbt/data_io.hpp>
-#include <kbt/error.hpp>
+#include <kbt/data/bar_data.hpp>
+#include <kbt/data/data_io.hpp>
+#include <kbt/core/error.hpp>
 
 #include <Kokkos_Core.hpp>
 

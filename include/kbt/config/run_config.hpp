@@ -2,7 +2,7 @@
 // A run configuration (SPEC §3 "The run config as a whole"), as plain data.
 // Loading and validation live in config_loader.hpp.
 
-#include <kbt/source_text.hpp>
+#include <kbt/core/source_text.hpp>
 
 #include <cstdint>
 #include <map>

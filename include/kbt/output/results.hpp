@@ -1,8 +1,8 @@
 #pragma once
 // The results of a sweep and how they are written (SPEC §8, docs/results.md).
 
-#include <kbt/config.hpp>
-#include <kbt/metrics.hpp>
+#include <kbt/config/run_config.hpp>
+#include <kbt/metrics/metrics.hpp>
 
 #include <cstdint>
 #include <optional>

@@ -5,11 +5,11 @@
 // sqrt/fabs are exact (IEEE correctly rounded or exact) everywhere and forward
 // to Kokkos math. exp/log/pow are NOT correctly rounded by vendor libraries and
 // differ between glibc and CUDA; they use kbt's own implementation
-// (kbt/detail/portable_math.hpp, within 1 ulp, the same bits on every space
+// (kbt/core/detail/portable_math.hpp, within 1 ulp, the same bits on every space
 // provided FMA contraction is off — see docs/building.md).
 
-#include <kbt/detail/portable_math.hpp>
-#include <kbt/kokkos_compat.hpp>
+#include <kbt/core/detail/portable_math.hpp>
+#include <kbt/core/detail/kokkos_compat.hpp>
 
 namespace kbt::math {
 

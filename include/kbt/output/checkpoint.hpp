@@ -6,7 +6,7 @@
 // for a finished run; `combos_done` counts the finished combos (rows
 // [0, combos_done) of /metrics are final).
 
-#include <kbt/results.hpp>
+#include <kbt/output/results.hpp>
 
 #include <cstdint>
 #include <string>

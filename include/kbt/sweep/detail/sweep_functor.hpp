@@ -15,10 +15,10 @@
 // so that fp64 metrics are bit-identical; the parity tests compare the bits.
 // Written once, templated on the execution space and the real type.
 
-#include <kbt/detail/scalar_math.hpp>
+#include <kbt/core/detail/scalar_math.hpp>
 #include <kbt/lang/program.hpp>
 #include <kbt/lang/scalar_ops.hpp>
-#include <kbt/reference/metrics_accumulator.hpp>
+#include <kbt/metrics/metrics_accumulator.hpp>
 #include <kbt/sweep/sweep_plan.hpp>
 
 #include <Kokkos_Core.hpp>

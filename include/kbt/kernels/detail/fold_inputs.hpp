@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "kbt/bar_data.hpp"
-#include "kbt/error.hpp"
-#include "kbt/kernels/fold_task.hpp"
+#include <kbt/data/bar_data.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/kernels/detail/fold_task.hpp>
 
 namespace kbt::kernels {
 

@@ -9,7 +9,7 @@
 //                              the file and the dataset (HDF5) or 1-based line (CSV)
 //   ErrorCategory::config      a bad option value (synth parameters, subset)
 
-#include <kbt/bar_data.hpp>
+#include <kbt/data/bar_data.hpp>
 #include <kbt/data/time_format.hpp>
 
 #include <cstddef>

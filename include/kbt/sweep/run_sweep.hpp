@@ -2,10 +2,10 @@
 // Running a whole sweep from a run config and bar data already in memory: the
 // entry point for `kbt run` and for HPC codes that link kbt (docs/api.md).
 
-#include <kbt/bar_data.hpp>
-#include <kbt/config.hpp>
-#include <kbt/progress.hpp>
-#include <kbt/results.hpp>
+#include <kbt/data/bar_data.hpp>
+#include <kbt/config/run_config.hpp>
+#include <kbt/sweep/progress.hpp>
+#include <kbt/output/results.hpp>
 
 #include <cstdint>
 #include <functional>

@@ -1,0 +1,73 @@
+# Every header kbt installs, relative to include/ (public ones first, area by
+# area; detail/ folders hold internals that public templates include). The
+# install rule and the header self-containment test read this list, and the
+# configure step refuses a header on disk that is missing here (or the
+# reverse), so that none is forgotten.
+set(KBT_HEADERS
+  kbt/kbt.hpp
+  kbt/calibration/calibration.hpp
+  kbt/calibration/calibration_workloads.hpp
+  kbt/config/config_loader.hpp
+  kbt/config/param_grid.hpp
+  kbt/config/run_config.hpp
+  kbt/core/atomic_output.hpp
+  kbt/core/detail/kokkos_compat.hpp
+  kbt/core/detail/portable_math.hpp
+  kbt/core/detail/scalar_math.hpp
+  kbt/core/error.hpp
+  kbt/core/execution_spaces.hpp
+  kbt/core/source_text.hpp
+  kbt/data/bar_data.hpp
+  kbt/data/bar_data_views.hpp
+  kbt/data/data_io.hpp
+  kbt/data/time_format.hpp
+  kbt/kernels/detail/fold_inputs.hpp
+  kbt/kernels/detail/fold_task.hpp
+  kbt/kernels/detail/per_bar_fold.hpp
+  kbt/kernels/detail/recursive_fold.hpp
+  kbt/kernels/detail/recursive_ops.hpp
+  kbt/kernels/detail/rolling_extremum.hpp
+  kbt/kernels/detail/window_ops.hpp
+  kbt/kernels/fold_hoister.hpp
+  kbt/kernels/fold_request.hpp
+  kbt/kernels/hoisting_plan.hpp
+  kbt/kernels/kernels.hpp
+  kbt/lang/ast.hpp
+  kbt/lang/compiler.hpp
+  kbt/lang/diagnostics.hpp
+  kbt/lang/parser.hpp
+  kbt/lang/program.hpp
+  kbt/lang/scalar_ops.hpp
+  kbt/lang/strategy_outputs.hpp
+  kbt/metrics/metrics.hpp
+  kbt/metrics/metrics_accumulator.hpp
+  kbt/output/checkpoint.hpp
+  kbt/output/results.hpp
+  kbt/reference/evaluator.hpp
+  kbt/reference/simulator.hpp
+  kbt/sweep/backtest.hpp
+  kbt/sweep/detail/hoist_tiling.hpp
+  kbt/sweep/detail/hoisted_rows.hpp
+  kbt/sweep/detail/sweep_functor.hpp
+  kbt/sweep/device_top_k.hpp
+  kbt/sweep/progress.hpp
+  kbt/sweep/run_sweep.hpp
+  kbt/sweep/space_sweep.hpp
+  kbt/sweep/sweep_kernel.hpp
+  kbt/sweep/sweep_plan.hpp
+  kbt/sweep/top_k.hpp
+  kbt/verify/verify.hpp
+)
+
+file(GLOB_RECURSE _kbt_headers_on_disk RELATIVE ${PROJECT_SOURCE_DIR}/include
+  CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/include/kbt/*.hpp)
+foreach(_header IN LISTS _kbt_headers_on_disk)
+  if(NOT _header IN_LIST KBT_HEADERS)
+    message(FATAL_ERROR "kbt: include/${_header} is not listed in cmake/KbtHeaders.cmake")
+  endif()
+endforeach()
+foreach(_header IN LISTS KBT_HEADERS)
+  if(NOT _header IN_LIST _kbt_headers_on_disk)
+    message(FATAL_ERROR "kbt: cmake/KbtHeaders.cmake lists include/${_header}, which does not exist")
+  endif()
+endforeach()

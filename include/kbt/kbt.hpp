@@ -1,0 +1,53 @@
+#pragma once
+// Everything of kbt's public C++ API in one include (docs/api.md). Each area's
+// headers can also be included on their own; detail/ headers are internals.
+
+#include <kbt/core/atomic_output.hpp>
+#include <kbt/core/error.hpp>
+#include <kbt/core/execution_spaces.hpp>
+#include <kbt/core/source_text.hpp>
+#include <kbt/core/version.hpp>
+
+#include <kbt/config/config_loader.hpp>
+#include <kbt/config/param_grid.hpp>
+#include <kbt/config/run_config.hpp>
+
+#include <kbt/data/bar_data.hpp>
+#include <kbt/data/bar_data_views.hpp>
+#include <kbt/data/data_io.hpp>
+#include <kbt/data/time_format.hpp>
+
+#include <kbt/lang/ast.hpp>
+#include <kbt/lang/compiler.hpp>
+#include <kbt/lang/diagnostics.hpp>
+#include <kbt/lang/parser.hpp>
+#include <kbt/lang/program.hpp>
+#include <kbt/lang/scalar_ops.hpp>
+#include <kbt/lang/strategy_outputs.hpp>
+
+#include <kbt/metrics/metrics.hpp>
+#include <kbt/metrics/metrics_accumulator.hpp>
+
+#include <kbt/reference/evaluator.hpp>
+#include <kbt/reference/simulator.hpp>
+
+#include <kbt/kernels/fold_hoister.hpp>
+#include <kbt/kernels/fold_request.hpp>
+#include <kbt/kernels/hoisting_plan.hpp>
+
+#include <kbt/sweep/backtest.hpp>
+#include <kbt/sweep/device_top_k.hpp>
+#include <kbt/sweep/progress.hpp>
+#include <kbt/sweep/run_sweep.hpp>
+#include <kbt/sweep/space_sweep.hpp>
+#include <kbt/sweep/sweep_kernel.hpp>
+#include <kbt/sweep/sweep_plan.hpp>
+#include <kbt/sweep/top_k.hpp>
+
+#include <kbt/calibration/calibration.hpp>
+#include <kbt/calibration/calibration_workloads.hpp>
+
+#include <kbt/output/checkpoint.hpp>
+#include <kbt/output/results.hpp>
+
+#include <kbt/verify/verify.hpp>
