@@ -35,6 +35,7 @@ set(KBT_HEADERS
   kbt/lang/ast.hpp
   kbt/lang/compiler.hpp
   kbt/lang/diagnostics.hpp
+  kbt/lang/op_table.hpp
   kbt/lang/parser.hpp
   kbt/lang/program.hpp
   kbt/lang/scalar_ops.hpp
@@ -45,6 +46,7 @@ set(KBT_HEADERS
   kbt/output/results.hpp
   kbt/reference/evaluator.hpp
   kbt/reference/simulator.hpp
+  kbt/simulation/resolved_simulation.hpp
   kbt/sweep/backtest.hpp
   kbt/sweep/detail/hoist_tiling.hpp
   kbt/sweep/detail/hoisted_rows.hpp

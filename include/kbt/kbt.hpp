@@ -20,6 +20,7 @@
 #include <kbt/lang/ast.hpp>
 #include <kbt/lang/compiler.hpp>
 #include <kbt/lang/diagnostics.hpp>
+#include <kbt/lang/op_table.hpp>
 #include <kbt/lang/parser.hpp>
 #include <kbt/lang/program.hpp>
 #include <kbt/lang/scalar_ops.hpp>
@@ -27,6 +28,8 @@
 
 #include <kbt/metrics/metrics.hpp>
 #include <kbt/metrics/metrics_accumulator.hpp>
+
+#include <kbt/simulation/resolved_simulation.hpp>
 
 #include <kbt/reference/evaluator.hpp>
 #include <kbt/reference/simulator.hpp>

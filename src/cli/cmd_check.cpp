@@ -9,6 +9,7 @@
 #include <kbt/core/error.hpp>
 #include <kbt/data/data_io.hpp>
 #include <kbt/lang/compiler.hpp>
+#include <kbt/simulation/resolved_simulation.hpp>
 #include <kbt/config/param_grid.hpp>
 #include <kbt/reference/evaluator.hpp>
 
@@ -158,38 +159,11 @@ void check_with_data(const RunConfig& c) {
               n ? format_iso8601_utc(bars.timestamps.back()).c_str() : "-", bars.n_symbols(),
               bars.n_symbols() == 1 ? "" : "s", symbols.c_str(), exo.empty() ? "none" : exo.c_str());
 
-  // Per-venue fees need a venue for every symbol, and a fee for every venue.
-  const auto& fees = c.simulation.fee_bps_by_venue;
-  if (!fees.empty()) {
-    if (bars.venues.empty())
-      throw Error(ErrorCategory::config, c.where("simulation.fee_bps") +
-                                             ": simulation.fee_bps gives fees per venue, but " + c.data_path +
-                                             " has no /venues; give one number instead");
-    for (std::size_t i = 0; i < bars.n_symbols(); ++i)
-      if (!fees.count(bars.venues[i]))
-        throw Error(ErrorCategory::config, c.where("simulation.fee_bps") + ": simulation.fee_bps has no fee for venue '" +
-                                               bars.venues[i] + "' of symbol " + bars.symbols[i]);
-  }
-
-  // The scoring window must start inside the data.
-  const auto& sim = c.simulation;
-  std::size_t start = 0;
-  if (sim.score_start_bar) {
-    if (static_cast<std::uint64_t>(*sim.score_start_bar) >= n)
-      throw Error(ErrorCategory::config, c.where("simulation.score_start") + ": simulation.score_start bar " +
-                                             std::to_string(*sim.score_start_bar) + " is beyond the " +
-                                             format_count(n) + " bars of the data");
-    start = static_cast<std::size_t>(*sim.score_start_bar);
-  } else if (sim.score_start_time_ns) {
-    start = static_cast<std::size_t>(std::lower_bound(bars.timestamps.begin(), bars.timestamps.end(),
-                                                      *sim.score_start_time_ns) - bars.timestamps.begin());
-    if (start >= n)
-      throw Error(ErrorCategory::config, c.where("simulation.score_start") + ": simulation.score_start " +
-                                             format_iso8601_utc(*sim.score_start_time_ns) +
-                                             " is after the last bar (" +
-                                             format_iso8601_utc(bars.timestamps.back()) + ")");
-  }
-  if (n) std::printf("scoring from bar %zu (%s)\n", start, format_iso8601_utc(bars.timestamps[start]).c_str());
+  // The same resolution a run does: per-venue fees, the scoring window, periods per year.
+  const ResolvedSimulation sim = resolve_simulation(c, bars);
+  std::printf("scoring from bar %zu (%s) to bar %zu, %g periods per year%s\n", sim.window.begin,
+              format_iso8601_utc(bars.timestamps[sim.window.begin]).c_str(), sim.window.end, sim.periods_per_year,
+              c.simulation.periods_per_year ? "" : " (inferred from the bar spacing)");
 
   const Program program = compile_strategy(c.strategy, schema_of(bars));
   std::printf("strategy: compiled, %zu instructions, %zu hoisted series, %zu scan%s\n", program.code.size(),

@@ -12,23 +12,9 @@
 namespace kbt::kernels {
 
 FoldOp fold_op_of(OpCode op) {
-  switch (op) {
-    case OpCode::lag: return FoldOp::lag;
-    case OpCode::lead: return FoldOp::lead;
-    case OpCode::rolling_mean: return FoldOp::rolling_mean;
-    case OpCode::rolling_sum: return FoldOp::rolling_sum;
-    case OpCode::rolling_std: return FoldOp::rolling_std;
-    case OpCode::rolling_min: return FoldOp::rolling_min;
-    case OpCode::rolling_max: return FoldOp::rolling_max;
-    case OpCode::zscore: return FoldOp::zscore;
-    case OpCode::ema: return FoldOp::ema;
-    case OpCode::rsi: return FoldOp::rsi;
-    case OpCode::roc: return FoldOp::roc;
-    case OpCode::atr: return FoldOp::atr;
-    default:
-      throw Error(ErrorCategory::internal,
-                  std::string("opcode '") + to_string(op) + "' is not a fold op");
-  }
+  if (!is_windowed(op))
+    throw Error(ErrorCategory::internal, std::string("opcode '") + to_string(op) + "' is not a fold op");
+  return op;
 }
 
 int HoistingStage::series_index(std::int32_t reg, std::int64_t window) const {

@@ -7,6 +7,7 @@
 
 #include <kbt/lang/compiler.hpp>
 #include <kbt/lang/diagnostics.hpp>
+#include <kbt/lang/op_table.hpp>
 #include <kbt/lang/parser.hpp>
 
 #include "core/large_stack.hpp"
@@ -54,41 +55,40 @@ struct Function {
   int arity;
   FnKind kind;
   OpCode op;
-  int min_window;  // window ops: smallest allowed window
 };
 
 const std::vector<Function>& functions() {
   static const std::vector<Function> fns{
-      {"abs", "abs(x)", 1, FnKind::pointwise, OpCode::abs, 0},
-      {"sqrt", "sqrt(x)", 1, FnKind::pointwise, OpCode::sqrt, 0},
-      {"log", "log(x)", 1, FnKind::pointwise, OpCode::log, 0},
-      {"exp", "exp(x)", 1, FnKind::pointwise, OpCode::exp, 0},
-      {"sign", "sign(x)", 1, FnKind::pointwise, OpCode::sign, 0},
-      {"min", "min(a, b)", 2, FnKind::pointwise, OpCode::min, 0},
-      {"max", "max(a, b)", 2, FnKind::pointwise, OpCode::max, 0},
-      {"clip", "clip(x, lo, hi)", 3, FnKind::pointwise, OpCode::clip, 0},
-      {"fillna", "fillna(x, value)", 2, FnKind::pointwise, OpCode::fillna, 0},
-      {"isnan", "isnan(x)", 1, FnKind::boolean_test, OpCode::isnan, 0},
-      {"where", "where(condition, then, else)", 3, FnKind::where, OpCode::where, 0},
-      {"lag", "lag(x, k)", 2, FnKind::window, OpCode::lag, 0},
-      {"lead", "lead(x, k)", 2, FnKind::window, OpCode::lead, 0},
-      {"sma", "sma(x, window)", 2, FnKind::window, OpCode::rolling_mean, 1},
-      {"rolling_mean", "rolling_mean(x, window)", 2, FnKind::window, OpCode::rolling_mean, 1},
-      {"rolling_sum", "rolling_sum(x, window)", 2, FnKind::window, OpCode::rolling_sum, 1},
-      {"rolling_std", "rolling_std(x, window)", 2, FnKind::window, OpCode::rolling_std, 2},
-      {"rolling_min", "rolling_min(x, window)", 2, FnKind::window, OpCode::rolling_min, 1},
-      {"rolling_max", "rolling_max(x, window)", 2, FnKind::window, OpCode::rolling_max, 1},
-      {"zscore", "zscore(x, window)", 2, FnKind::window, OpCode::zscore, 2},
-      {"ema", "ema(x, span)", 2, FnKind::window, OpCode::ema, 1},
-      {"rsi", "rsi(x, window)", 2, FnKind::window, OpCode::rsi, 1},
-      {"roc", "roc(x, window)", 2, FnKind::window, OpCode::roc, 1},
-      {"atr", "atr(window)", 1, FnKind::atr, OpCode::atr, 1},
-      {"cross_above", "cross_above(a, b)", 2, FnKind::cross, OpCode::gt, 0},
-      {"cross_below", "cross_below(a, b)", 2, FnKind::cross, OpCode::lt, 0},
-      {"cs_rank", "cs_rank(x)", 1, FnKind::cross_sectional, OpCode::cs_rank, 0},
-      {"cs_zscore", "cs_zscore(x)", 1, FnKind::cross_sectional, OpCode::cs_zscore, 0},
-      {"cs_demean", "cs_demean(x)", 1, FnKind::cross_sectional, OpCode::cs_demean, 0},
-      {"htf", "htf(x, \"4h\")", 2, FnKind::htf, OpCode::htf, 0},
+      {"abs", "abs(x)", 1, FnKind::pointwise, OpCode::abs},
+      {"sqrt", "sqrt(x)", 1, FnKind::pointwise, OpCode::sqrt},
+      {"log", "log(x)", 1, FnKind::pointwise, OpCode::log},
+      {"exp", "exp(x)", 1, FnKind::pointwise, OpCode::exp},
+      {"sign", "sign(x)", 1, FnKind::pointwise, OpCode::sign},
+      {"min", "min(a, b)", 2, FnKind::pointwise, OpCode::min},
+      {"max", "max(a, b)", 2, FnKind::pointwise, OpCode::max},
+      {"clip", "clip(x, lo, hi)", 3, FnKind::pointwise, OpCode::clip},
+      {"fillna", "fillna(x, value)", 2, FnKind::pointwise, OpCode::fillna},
+      {"isnan", "isnan(x)", 1, FnKind::boolean_test, OpCode::isnan},
+      {"where", "where(condition, then, else)", 3, FnKind::where, OpCode::where},
+      {"lag", "lag(x, k)", 2, FnKind::window, OpCode::lag},
+      {"lead", "lead(x, k)", 2, FnKind::window, OpCode::lead},
+      {"sma", "sma(x, window)", 2, FnKind::window, OpCode::rolling_mean},
+      {"rolling_mean", "rolling_mean(x, window)", 2, FnKind::window, OpCode::rolling_mean},
+      {"rolling_sum", "rolling_sum(x, window)", 2, FnKind::window, OpCode::rolling_sum},
+      {"rolling_std", "rolling_std(x, window)", 2, FnKind::window, OpCode::rolling_std},
+      {"rolling_min", "rolling_min(x, window)", 2, FnKind::window, OpCode::rolling_min},
+      {"rolling_max", "rolling_max(x, window)", 2, FnKind::window, OpCode::rolling_max},
+      {"zscore", "zscore(x, window)", 2, FnKind::window, OpCode::zscore},
+      {"ema", "ema(x, span)", 2, FnKind::window, OpCode::ema},
+      {"rsi", "rsi(x, window)", 2, FnKind::window, OpCode::rsi},
+      {"roc", "roc(x, window)", 2, FnKind::window, OpCode::roc},
+      {"atr", "atr(window)", 1, FnKind::atr, OpCode::atr},
+      {"cross_above", "cross_above(a, b)", 2, FnKind::cross, OpCode::gt},
+      {"cross_below", "cross_below(a, b)", 2, FnKind::cross, OpCode::lt},
+      {"cs_rank", "cs_rank(x)", 1, FnKind::cross_sectional, OpCode::cs_rank},
+      {"cs_zscore", "cs_zscore(x)", 1, FnKind::cross_sectional, OpCode::cs_zscore},
+      {"cs_demean", "cs_demean(x)", 1, FnKind::cross_sectional, OpCode::cs_demean},
+      {"htf", "htf(x, \"4h\")", 2, FnKind::htf, OpCode::htf},
   };
   return fns;
 }
@@ -103,17 +103,6 @@ std::vector<std::string> function_names() {
   std::vector<std::string> names;
   for (const auto& f : functions()) names.emplace_back(f.name);
   return names;
-}
-
-bool is_windowed(OpCode op) {
-  switch (op) {
-    case OpCode::lag: case OpCode::lead: case OpCode::rolling_mean: case OpCode::rolling_sum:
-    case OpCode::rolling_std: case OpCode::rolling_min: case OpCode::rolling_max:
-    case OpCode::zscore: case OpCode::ema: case OpCode::rsi: case OpCode::roc: case OpCode::atr:
-      return true;
-    default:
-      return false;
-  }
 }
 
 constexpr std::int64_t ns_per_second = 1000000000LL;
@@ -486,12 +475,12 @@ class Compiler {
     const std::string expect = "the window of " + fname + "() must be an integer constant or an "
                                "integer-valued param, e.g. " + fname + "(close, 20) or " + fname +
                                "(close, fast)";
-    const double min_w = fn.min_window;
+    const int min_w = min_window(fn.op);  // the op table
     if (node.kind == AstNode::Kind::number) {
       const double w = node.number;
       if (w != std::floor(w)) fail(src, node, "window " + node.text + " is not an integer; " + expect);
       if (w < min_w)
-        fail(src, node, "the window of " + fname + "() must be >= " + std::to_string(fn.min_window) +
+        fail(src, node, "the window of " + fname + "() must be >= " + std::to_string(min_w) +
                             "; got " + node.text);
       if (w > 1e9) fail(src, node, "window " + node.text + " is too large");
       return {WindowKind::constant, static_cast<int>(w)};
@@ -507,7 +496,7 @@ class Compiler {
           if (v < min_w)
             fail(src, node, "param '" + p.name + "' has the value " + format_number(v) +
                                 " on its axis; the window of " + fname + "() must be >= " +
-                                std::to_string(fn.min_window));
+                                std::to_string(min_w));
           if (v > 1e9) fail(src, node, "param '" + p.name + "' has a window value too large");
         }
         if (!p.is_integer)

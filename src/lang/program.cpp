@@ -6,61 +6,6 @@
 
 namespace kbt {
 
-const char* to_string(OpCode op) noexcept {
-  switch (op) {
-    case OpCode::constant: return "constant";
-    case OpCode::param: return "param";
-    case OpCode::column: return "column";
-    case OpCode::exo: return "exo";
-    case OpCode::scan_input: return "scan_input";
-    case OpCode::scan_state: return "scan_state";
-    case OpCode::neg: return "neg";
-    case OpCode::add: return "add";
-    case OpCode::sub: return "sub";
-    case OpCode::mul: return "mul";
-    case OpCode::div: return "div";
-    case OpCode::lt: return "lt";
-    case OpCode::le: return "le";
-    case OpCode::gt: return "gt";
-    case OpCode::ge: return "ge";
-    case OpCode::eq: return "eq";
-    case OpCode::ne: return "ne";
-    case OpCode::logical_and: return "and";
-    case OpCode::logical_or: return "or";
-    case OpCode::logical_not: return "not";
-    case OpCode::abs: return "abs";
-    case OpCode::sqrt: return "sqrt";
-    case OpCode::log: return "log";
-    case OpCode::exp: return "exp";
-    case OpCode::sign: return "sign";
-    case OpCode::min: return "min";
-    case OpCode::max: return "max";
-    case OpCode::clip: return "clip";
-    case OpCode::where: return "where";
-    case OpCode::isnan: return "isnan";
-    case OpCode::fillna: return "fillna";
-    case OpCode::lag: return "lag";
-    case OpCode::lead: return "lead";
-    case OpCode::rolling_mean: return "rolling_mean";
-    case OpCode::rolling_sum: return "rolling_sum";
-    case OpCode::rolling_std: return "rolling_std";
-    case OpCode::rolling_min: return "rolling_min";
-    case OpCode::rolling_max: return "rolling_max";
-    case OpCode::zscore: return "zscore";
-    case OpCode::ema: return "ema";
-    case OpCode::rsi: return "rsi";
-    case OpCode::roc: return "roc";
-    case OpCode::atr: return "atr";
-    case OpCode::cs_rank: return "cs_rank";
-    case OpCode::cs_zscore: return "cs_zscore";
-    case OpCode::cs_demean: return "cs_demean";
-    case OpCode::symbol_read: return "symbol_read";
-    case OpCode::scan_output: return "scan_output";
-    case OpCode::htf: return "htf";
-  }
-  return "?";
-}
-
 std::vector<std::int64_t> hoisted_window_values(const Program& program, const HoistedSeries& h) {
   std::set<std::int64_t> values;
   if (h.window_kind == WindowKind::constant) {

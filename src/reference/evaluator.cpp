@@ -3,6 +3,7 @@
 // truth that kernels are tested against (docs/language.md has the semantics).
 
 #include <kbt/core/error.hpp>
+#include <kbt/lang/op_table.hpp>
 #include <kbt/lang/scalar_ops.hpp>
 #include <kbt/reference/evaluator.hpp>
 
@@ -307,8 +308,7 @@ class Evaluator {
   Column per_row(const Instr& i) {
     const std::size_t nb = bars(i.frame);
     const long w = window(i);
-    const long min_w = (i.op == OpCode::lag || i.op == OpCode::lead) ? 0
-                       : (i.op == OpCode::rolling_std || i.op == OpCode::zscore) ? 2 : 1;
+    const long min_w = min_window(i.op);  // the op table
     if (w < min_w)
       throw Error(ErrorCategory::language, std::string("window ") + std::to_string(w) + " of " +
                                                to_string(i.op) + " is below its minimum " +

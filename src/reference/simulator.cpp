@@ -27,38 +27,6 @@ const char* to_string(ExitReason reason) noexcept {
 
 namespace {
 
-[[noreturn]] void config_error(const std::string& message) {
-  throw Error(ErrorCategory::config, message);
-}
-
-bool is_finite(double x) { return !math::isnan(x) && x - x == 0.0; }
-
-// First bar whose timestamp is >= t (n_bars when none).
-std::size_t first_bar_at_or_after(const BarData& bars, std::int64_t t) {
-  const auto it = std::lower_bound(bars.timestamps.begin(), bars.timestamps.end(), t);
-  return static_cast<std::size_t>(it - bars.timestamps.begin());
-}
-
-void validate_settings(const SimulationSettings& sim) {
-  if (!(is_finite(sim.initial_capital) && sim.initial_capital > 0))
-    config_error("simulation.initial_capital: must be a positive number");
-  if (!(is_finite(sim.fee_bps) && sim.fee_bps >= 0))
-    config_error("simulation.fee_bps: must be a number >= 0");
-  if (!(is_finite(sim.slippage_bps) && sim.slippage_bps >= 0))
-    config_error("simulation.slippage_bps: must be a number >= 0");
-  if (!(is_finite(sim.borrow_rate) && sim.borrow_rate >= 0))
-    config_error("simulation.borrow_rate: must be a number >= 0");
-  if (!(is_finite(sim.max_gross_leverage) && sim.max_gross_leverage > 0))
-    config_error("simulation.max_gross_leverage: must be a positive number");
-  const std::pair<const char*, const std::optional<double>*> stops[] = {
-      {"stop_loss", &sim.stop_loss},
-      {"take_profit", &sim.take_profit},
-      {"trailing_stop", &sim.trailing_stop}};
-  for (const auto& [name, value] : stops)
-    if (*value && !(is_finite(**value) && **value > 0))
-      config_error(std::string("simulation.") + name + ": must be a positive fraction or null");
-}
-
 void validate_signals(const BarData& bars, const StrategyOutputs& sig) {
   const std::size_t n = bars.n_symbols() * bars.n_bars();
   if (sig.n_symbols != bars.n_symbols() || sig.n_bars != bars.n_bars())
@@ -117,19 +85,16 @@ struct SymbolState {
 
 class ReferenceSimulator {
  public:
-  ReferenceSimulator(const BarData& bars, const SimulationSettings& sim,
+  ReferenceSimulator(const BarData& bars, const ResolvedSimulation& sim,
                      const StrategyOutputs& sig, const SimulationOptions& opts)
       : bars_(bars), sim_(sim), sig_(sig), opts_(opts) {}
 
   SimulationResult run() {
-    validate_settings(sim_);
     validate_signals(bars_, sig_);
-    result_.window = resolve_scoring_window(bars_, sim_, opts_);
-    result_.periods_per_year = resolve_periods_per_year(bars_, sim_);
-    fee_rate_ = resolve_fee_bps(bars_, sim_);
-    for (double& f : fee_rate_) f = f / 10000.0;
-    slippage_ = sim_.slippage_bps / 10000.0;
-    borrow_per_bar_ = sim_.borrow_rate / result_.periods_per_year;
+    if (sim_.fee_rate.size() != bars_.n_symbols())
+      throw Error(ErrorCategory::internal, "simulate_reference: the settings were resolved for other data");
+    result_.window = sim_.window;
+    result_.periods_per_year = sim_.periods_per_year;
     n_sym_ = bars_.n_symbols();
     n_bars_ = bars_.n_bars();
     open_ = &bars_.columns.at("open");
@@ -142,6 +107,7 @@ class ReferenceSimulator {
     cash_ = sim_.initial_capital;
 
     const std::size_t begin = result_.window.begin, end = result_.window.end;
+    if (end > n_bars_) throw Error(ErrorCategory::internal, "simulate_reference: the scoring window is beyond the data");
     // Warm-up: the carried position target follows the strategy from bar 0.
     if (sig_.form == StrategyOutputs::Form::position)
       for (std::size_t t = 0; t < begin; ++t)
@@ -319,9 +285,9 @@ class ReferenceSimulator {
   // the executed price.
   double execute(std::size_t s, double delta, double price) {
     SymbolState& st = state_[s];
-    const double exec = delta > 0 ? price * (1.0 + slippage_) : price * (1.0 - slippage_);
+    const double exec = delta > 0 ? price * (1.0 + sim_.slippage) : price * (1.0 - sim_.slippage);
     const double notional = math::fabs(delta) * exec;
-    const double fee = notional * fee_rate_[s];
+    const double fee = notional * sim_.fee_rate[s];
     cash_ -= delta * exec;
     cash_ -= fee;
     st.cash_flow -= delta * exec;
@@ -435,8 +401,8 @@ class ReferenceSimulator {
     SymbolState& st = state_[s];
     if (st.units == 0 || !bar_valid(s, t)) return;
     const double c = at(close_, s, t);
-    if (st.units < 0 && borrow_per_bar_ != 0) {
-      const double cost = math::fabs(st.units) * c * borrow_per_bar_;
+    if (st.units < 0 && sim_.borrow_per_bar != 0) {
+      const double cost = math::fabs(st.units) * c * sim_.borrow_per_bar;
       cash_ -= cost;
       st.cash_flow -= cost;
       st.borrow += cost;
@@ -454,12 +420,10 @@ class ReferenceSimulator {
   }
 
   const BarData& bars_;
-  const SimulationSettings& sim_;
+  const ResolvedSimulation& sim_;
   const StrategyOutputs& sig_;
   const SimulationOptions& opts_;
   SimulationResult result_;
-  std::vector<double> fee_rate_;
-  double slippage_ = 0, borrow_per_bar_ = 0;
   std::size_t n_sym_ = 0, n_bars_ = 0;
   const std::vector<double>* open_ = nullptr;
   const std::vector<double>* high_ = nullptr;
@@ -474,79 +438,21 @@ class ReferenceSimulator {
 
 }  // namespace
 
-ScoringWindow resolve_scoring_window(const BarData& bars, const SimulationSettings& sim,
-                                     const SimulationOptions& opts) {
-  const std::size_t n = bars.n_bars();
-  if (sim.score_start_bar && sim.score_start_time_ns)
-    config_error("simulation.score_start: give a bar index or a timestamp, not both");
-  if (opts.score_end_bar && opts.score_end_time_ns)
-    config_error("score_end: give a bar index or a timestamp, not both");
-  ScoringWindow w{0, n};
-  if (sim.score_start_bar) {
-    if (*sim.score_start_bar < 0 || static_cast<std::size_t>(*sim.score_start_bar) >= n)
-      config_error("simulation.score_start: bar index " + std::to_string(*sim.score_start_bar) +
-                   " is outside the data's " + std::to_string(n) + " bars");
-    w.begin = static_cast<std::size_t>(*sim.score_start_bar);
-  } else if (sim.score_start_time_ns) {
-    w.begin = first_bar_at_or_after(bars, *sim.score_start_time_ns);
-  }
-  if (opts.score_end_bar) {
-    if (*opts.score_end_bar < 0 || static_cast<std::size_t>(*opts.score_end_bar) > n)
-      config_error("score_end: bar index " + std::to_string(*opts.score_end_bar) +
-                   " is outside the data's " + std::to_string(n) + " bars");
-    w.end = static_cast<std::size_t>(*opts.score_end_bar);
-  } else if (opts.score_end_time_ns) {
-    w.end = first_bar_at_or_after(bars, *opts.score_end_time_ns);
-  }
-  if (w.begin >= w.end)
-    config_error("scoring window [" + std::to_string(w.begin) + ", " + std::to_string(w.end) +
-                 ") holds no bar of the data's " + std::to_string(n));
-  return w;
-}
-
-double resolve_periods_per_year(const BarData& bars, const SimulationSettings& sim) {
-  if (sim.periods_per_year) {
-    if (!(is_finite(*sim.periods_per_year) && *sim.periods_per_year > 0))
-      config_error("simulation.periods_per_year: must be a positive number");
-    return *sim.periods_per_year;
-  }
-  const std::size_t n = bars.n_bars();
-  if (n < 2)
-    config_error("simulation.periods_per_year: cannot be inferred from " + std::to_string(n) +
-                 " bar(s); set it");
-  std::vector<std::int64_t> spacing(n - 1);
-  for (std::size_t i = 1; i < n; ++i) spacing[i - 1] = bars.timestamps[i] - bars.timestamps[i - 1];
-  // Lower median: an exact integer, no averaging.
-  const std::size_t mid = (spacing.size() - 1) / 2;
-  std::nth_element(spacing.begin(), spacing.begin() + static_cast<long>(mid), spacing.end());
-  const std::int64_t median = spacing[mid];
-  if (median <= 0)
-    config_error("simulation.periods_per_year: timestamps are not increasing; cannot infer it");
-  constexpr double ns_per_year = 365.0 * 86400.0 * 1e9;
-  return ns_per_year / static_cast<double>(median);
-}
-
-std::vector<double> resolve_fee_bps(const BarData& bars, const SimulationSettings& sim) {
-  std::vector<double> fees(bars.n_symbols(), sim.fee_bps);
-  if (sim.fee_bps_by_venue.empty()) return fees;
-  if (bars.venues.size() != bars.n_symbols())
-    config_error("simulation.fee_bps: a per-venue map needs data with venues (/venues)");
-  for (std::size_t s = 0; s < bars.n_symbols(); ++s) {
-    const auto it = sim.fee_bps_by_venue.find(bars.venues[s]);
-    if (it == sim.fee_bps_by_venue.end())
-      config_error("simulation.fee_bps: no fee for venue '" + bars.venues[s] + "' of symbol '" +
-                   bars.symbols[s] + "'");
-    if (!(is_finite(it->second) && it->second >= 0))
-      config_error("simulation.fee_bps: fee of venue '" + it->first + "' must be a number >= 0");
-    fees[s] = it->second;
-  }
-  return fees;
+SimulationResult simulate_reference(const BarData& bars, const ResolvedSimulation& sim,
+                                    const StrategyOutputs& signals, const SimulationOptions& opts) {
+  if (opts.score_end_bar || opts.score_end_time_ns)
+    throw Error(ErrorCategory::internal, "simulate_reference: a resolved simulation has its scoring window already");
+  return ReferenceSimulator(bars, sim, signals, opts).run();
 }
 
 SimulationResult simulate_reference(const BarData& bars, const SimulationSettings& sim,
-                                    const StrategyOutputs& signals,
-                                    const SimulationOptions& opts) {
-  return ReferenceSimulator(bars, sim, signals, opts).run();
+                                    const StrategyOutputs& signals, const SimulationOptions& opts) {
+  const ResolvedSimulation resolved =
+      resolve_simulation(sim, bars, ScoreEnd{opts.score_end_bar, opts.score_end_time_ns});
+  SimulationOptions recording = opts;
+  recording.score_end_bar.reset();
+  recording.score_end_time_ns.reset();
+  return simulate_reference(bars, resolved, signals, recording);
 }
 
 }  // namespace kbt

@@ -1,5 +1,6 @@
 #include <kbt/core/error.hpp>
 #include <kbt/kernels/hoisting_plan.hpp>
+#include <kbt/lang/op_table.hpp>
 #include <kbt/reference/evaluator.hpp>
 #include <kbt/sweep/sweep_plan.hpp>
 
@@ -8,17 +9,6 @@
 
 namespace kbt {
 namespace {
-
-bool is_windowed(OpCode op) {
-  switch (op) {
-    case OpCode::lag: case OpCode::rolling_mean: case OpCode::rolling_sum: case OpCode::rolling_std:
-    case OpCode::rolling_min: case OpCode::rolling_max: case OpCode::zscore: case OpCode::ema:
-    case OpCode::rsi: case OpCode::roc:
-      return true;
-    default:
-      return false;
-  }
-}
 
 std::int64_t max_window(const Program& p, const Instr& i) {
   if (i.window_kind == WindowKind::constant) return i.window;
@@ -46,7 +36,8 @@ std::optional<std::string> sweep_kernel_unsupported(const Program& p) {
     // In-thread evaluation runs on the base bars only; a higher-timeframe series
     // that depends on params must be a hoisted windowed op of param-free input.
     if (i.frame > 0) return std::string("unsupported:param_dependent_expression_in_higher_timeframe");
-    if (i.op == OpCode::lead) return std::string("unsupported:lead");
+    // Windowed ops the kernel cannot stream per thread (lead looks ahead).
+    if (is_windowed(i.op) && !op_info(i.op).streams_in_thread) return std::string("unsupported:") + to_string(i.op);
   }
   return std::nullopt;
 }
@@ -155,8 +146,8 @@ SweepPlan make_sweep_plan(const Program& p, const BarData& bars) {
   // evaluator refuses them (rolling_std and zscore need 2 values, lag 0, others 1).
   for (std::size_t r = 0; r < n_regs; ++r) {
     const Instr& i = p.code[r];
-    if (plan.home[r] != RegisterHome::streamed || !is_windowed(i.op)) continue;
-    const long min_w = i.op == OpCode::lag ? 0 : (i.op == OpCode::rolling_std || i.op == OpCode::zscore) ? 2 : 1;
+    if (plan.home[r] != RegisterHome::streamed || !op_info(i.op).streams_in_thread) continue;
+    const long min_w = min_window(i.op);
     std::vector<double> windows{static_cast<double>(i.window)};
     if (i.window_kind == WindowKind::param) windows = p.param_axes[static_cast<std::size_t>(i.window)];
     for (double w : windows)
@@ -181,7 +172,7 @@ SweepPlan make_sweep_plan(const Program& p, const BarData& bars) {
     if (plan.home[r] != RegisterHome::streamed) continue;
     plan.streamed.push_back(static_cast<std::int32_t>(r));
     const Instr& i = p.code[r];
-    if (!is_windowed(i.op)) continue;
+    if (!op_info(i.op).streams_in_thread) continue;
     const std::int64_t w = std::max<std::int64_t>(max_window(p, i), 1);
     std::int64_t cap = 0, state = 0;
     switch (i.op) {

@@ -65,7 +65,7 @@ ScoringWindow resolve_verify_window(const RunConfig& config, const BarData& bars
   verify_settings(config, request, sim, options);
   // Errors name the verify keys, not simulation.score_start.
   try {
-    return resolve_scoring_window(bars, sim, options);
+    return resolve_scoring_window(bars, sim, ScoreEnd{options.score_end_bar, options.score_end_time_ns});
   } catch (const Error& e) {
     throw Error(e.category(), std::string("verification window (verify.score_start / verify.score_end): ") + e.what());
   }

@@ -166,7 +166,9 @@ TEST_F(CheckWithData, CompilesAndCountsCombosAfterConstraints) {
   EXPECT_NE(r.output.find("data: 300 bars, 2021-01-01T00:00:00Z .. 2021-01-13T11:00:00Z, 2 symbols"),
             std::string::npos)
       << r.output;
-  EXPECT_NE(r.output.find("scoring from bar 24 (2021-01-02T00:00:00Z)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(
+                "scoring from bar 24 (2021-01-02T00:00:00Z) to bar 300, 8760 periods per year (inferred from the bar "
+                "spacing)"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("combos: 380 before constraints, 348 after"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("data and strategy OK"), std::string::npos) << r.output;
 }
@@ -181,7 +183,7 @@ TEST_F(CheckWithData, UnknownNameIsALanguageErrorAtItsConfigLine) {
 TEST_F(CheckWithData, VenueWithoutFeeIsAnError) {
   const auto r = check(strategy_head + "  position: 1\nsimulation:\n  fee_bps: {binance: 7.5}\n");  // fee on line 10
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.output.find("kbt: error [config]: " + config_ + ":10:12: simulation.fee_bps has no fee for venue 'okx'"),
+  EXPECT_NE(r.output.find("kbt: error [config]: " + config_ + ":10:12: simulation.fee_bps: no fee for venue 'okx'"),
             std::string::npos)
       << r.output;
 }
@@ -189,7 +191,7 @@ TEST_F(CheckWithData, VenueWithoutFeeIsAnError) {
 TEST_F(CheckWithData, ScoreStartAfterTheDataIsAnError) {
   const auto r = check(strategy_head + "  position: 1\nsimulation:\n  score_start: 300\n");  // bar 300 of 0..299
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.output.find(config_ + ":10:16: simulation.score_start bar 300 is beyond the 300 bars"),
+  EXPECT_NE(r.output.find(config_ + ":10:16: simulation.score_start: bar index 300 is outside the data's 300 bars"),
             std::string::npos)
       << r.output;
 }

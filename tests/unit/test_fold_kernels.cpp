@@ -200,7 +200,7 @@ std::vector<FoldRequest> every_op(int input, const std::vector<int>& windows) {
     for (FoldOp op : {FoldOp::rolling_sum, FoldOp::rolling_mean, FoldOp::rolling_std,
                       FoldOp::rolling_min, FoldOp::rolling_max, FoldOp::zscore, FoldOp::roc,
                       FoldOp::lag, FoldOp::lead, FoldOp::ema, FoldOp::rsi})
-      if (w >= kbt::kernels::min_window(op)) r.push_back({op, input, w});
+      if (w >= kbt::min_window(op)) r.push_back({op, input, w});
     r.push_back({FoldOp::atr, kClose, w, kHigh, kLow});
   }
   return r;
@@ -329,8 +329,9 @@ TYPED_TEST(FoldKernels, SeededPropertyRandomWindowsAndGaps) {
     const Series3 d = make_sample(rng(), n_sym, n_bars, gap_rate);
     std::vector<FoldRequest> requests;
     for (int i = 0; i < 40; ++i) {
-      const auto op = static_cast<FoldOp>(std::uniform_int_distribution<int>(0, 11)(rng));
-      const int lo = kbt::kernels::min_window(op);
+      const auto& ops = kbt::windowed_ops();
+      const FoldOp op = ops[std::uniform_int_distribution<std::size_t>(0, ops.size() - 1)(rng)];
+      const int lo = kbt::min_window(op);
       const int w = std::uniform_int_distribution<int>(lo, n_bars + 3)(rng);
       const int w_small = std::uniform_int_distribution<int>(lo, 40)(rng);
       const int input = std::uniform_int_distribution<int>(0, 3)(rng);

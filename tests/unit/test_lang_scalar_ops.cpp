@@ -1,6 +1,7 @@
 // The pointwise semantics header is callable inside Kokkos kernels and gives the
 // same bits there as on the host, for every pointwise opcode and awkward operands.
 #include <Kokkos_Core.hpp>
+#include <kbt/lang/op_table.hpp>
 #include <kbt/lang/scalar_ops.hpp>
 
 #include <cstring>
@@ -65,8 +66,9 @@ TEST(LangScalarOps, EdgeValues) {
   EXPECT_EQ(ops::apply_pointwise(OpCode::where, 0.0, 7.0, 8.0), 8.0);
   EXPECT_TRUE(std::isnan(ops::apply_pointwise(OpCode::where, NaN, 7.0, 8.0)));
   EXPECT_EQ(ops::apply_pointwise(OpCode::fillna, NaN, 3.0, 0.0), 3.0);
-  EXPECT_EQ(ops::pointwise_arity(OpCode::clip), 3);
-  EXPECT_EQ(ops::pointwise_arity(OpCode::rolling_mean), 0);
+  EXPECT_EQ(kbt::op_info(OpCode::clip).operands, 3);
+  EXPECT_EQ(kbt::op_info(OpCode::clip).family, kbt::OpFamily::pointwise);
+  EXPECT_EQ(kbt::op_info(OpCode::rolling_mean).family, kbt::OpFamily::windowed);
   // float works too (fp32 mode): equality uses FLT_EPSILON.
   EXPECT_EQ(ops::apply_pointwise(OpCode::eq, 1.0f, 1.0f + 1e-8f, 0.0f), 1.0f);
 }

@@ -47,6 +47,7 @@ enum class OpCode : std::int32_t {
   htf           // a (a series in timeframe aux) exposed on the base grid
 };
 
+// Stable lower-case name of an opcode (the op table, kbt/lang/op_table.hpp).
 const char* to_string(OpCode op) noexcept;
 
 enum class WindowKind : std::int32_t {

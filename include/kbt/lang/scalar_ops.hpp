@@ -40,6 +40,18 @@ KOKKOS_INLINE_FUNCTION Real equal(Real x, Real y) {
   return truth<Real>(kbt::math::fabs(x - y) < kbt::math::epsilon<Real>());
 }
 
+// NaN-propagating min and max of the language (a tie returns b).
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real min(Real a, Real b) {
+  if (kbt::math::isnan(a) || kbt::math::isnan(b)) return nan<Real>();
+  return a < b ? a : b;
+}
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real max(Real a, Real b) {
+  if (kbt::math::isnan(a) || kbt::math::isnan(b)) return nan<Real>();
+  return a > b ? a : b;
+}
+
 // Kleene logic.
 template <class Real>
 KOKKOS_INLINE_FUNCTION Real logical_and(Real x, Real y) {
@@ -87,12 +99,8 @@ KOKKOS_FORCEINLINE_FUNCTION Real apply_pointwise(OpCode op, Real a, Real b, Real
     case OpCode::sign:
       if (isnan(a)) return nan<Real>();
       return a > Real(0) ? Real(1) : (a < Real(0) ? Real(-1) : Real(0));
-    case OpCode::min:
-      if (isnan(a) || isnan(b)) return nan<Real>();
-      return a < b ? a : b;
-    case OpCode::max:
-      if (isnan(a) || isnan(b)) return nan<Real>();
-      return a > b ? a : b;
+    case OpCode::min: return min(a, b);
+    case OpCode::max: return max(a, b);
     case OpCode::clip:
       if (isnan(a) || isnan(b) || isnan(c)) return nan<Real>();
       return a < b ? b : (a > c ? c : a);
@@ -102,24 +110,6 @@ KOKKOS_FORCEINLINE_FUNCTION Real apply_pointwise(OpCode op, Real a, Real b, Real
     case OpCode::isnan: return truth<Real>(isnan(a));
     case OpCode::fillna: return isnan(a) ? b : a;
     default: return nan<Real>();
-  }
-}
-
-// Number of operands a pointwise opcode reads (0 for non-pointwise opcodes).
-KOKKOS_INLINE_FUNCTION int pointwise_arity(OpCode op) {
-  switch (op) {
-    case OpCode::neg: case OpCode::logical_not: case OpCode::abs: case OpCode::sqrt:
-    case OpCode::log: case OpCode::exp: case OpCode::sign: case OpCode::isnan:
-      return 1;
-    case OpCode::add: case OpCode::sub: case OpCode::mul: case OpCode::div:
-    case OpCode::lt: case OpCode::le: case OpCode::gt: case OpCode::ge:
-    case OpCode::eq: case OpCode::ne: case OpCode::logical_and: case OpCode::logical_or:
-    case OpCode::min: case OpCode::max: case OpCode::fillna:
-      return 2;
-    case OpCode::clip: case OpCode::where:
-      return 3;
-    default:
-      return 0;
   }
 }
 

@@ -6,6 +6,7 @@
 #include <kbt/data/bar_data.hpp>
 #include <kbt/config/run_config.hpp>
 #include <kbt/metrics/metrics.hpp>
+#include <kbt/simulation/resolved_simulation.hpp>
 #include <kbt/lang/strategy_outputs.hpp>
 
 #include <cstddef>
@@ -38,17 +39,11 @@ struct Trade {
   ExitReason exit_reason = ExitReason::signal;
 };
 
-// Scoring window as bar indices [begin, end).
-struct ScoringWindow {
-  std::size_t begin = 0;
-  std::size_t end = 0;
-};
-
 struct SimulationOptions {
   bool keep_ledger = false;  // fill SimulationResult::trades
   bool keep_equity = false;  // fill SimulationResult::equity
-  // Optional end of the scoring window (exclusive); default: the end of the data.
-  // A bar index, or a timestamp: the window ends before the first bar at or after it.
+  // Optional end of the scoring window (exclusive; ScoreEnd), for the overload
+  // that resolves the settings; a ResolvedSimulation has its window already.
   std::optional<std::int64_t> score_end_bar;
   std::optional<std::int64_t> score_end_time_ns;
 };
@@ -61,23 +56,16 @@ struct SimulationResult {
   std::vector<double> equity;    // keep_equity: equity at the close of each window bar
 };
 
-// The scoring window of `sim` (score_start_bar / score_start_time_ns) and `opts`
-// (score_end_*) on `bars`. Throws kbt::Error(config) for an empty window or an
-// out-of-range start.
-ScoringWindow resolve_scoring_window(const BarData& bars, const SimulationSettings& sim,
-                                     const SimulationOptions& opts = {});
-
-// periods_per_year as given, or 365 days divided by the median bar spacing.
-double resolve_periods_per_year(const BarData& bars, const SimulationSettings& sim);
-
-// Fee in bps for every symbol: the per-venue map when given (every symbol's venue
-// must be in it), else fee_bps. Throws kbt::Error(config).
-std::vector<double> resolve_fee_bps(const BarData& bars, const SimulationSettings& sim);
-
 // Simulates one strategy output on `bars` and reduces it to the 21 metrics.
 // Throws kbt::Error(config) for invalid settings, kbt::Error(internal) when the
 // signals do not match the data's shape.
 SimulationResult simulate_reference(const BarData& bars, const SimulationSettings& sim,
+                                    const StrategyOutputs& signals,
+                                    const SimulationOptions& opts = {});
+
+// The same with the settings resolved once by the caller (resolve_simulation),
+// as a sweep does for every combo. `opts` must not set a score end.
+SimulationResult simulate_reference(const BarData& bars, const ResolvedSimulation& sim,
                                     const StrategyOutputs& signals,
                                     const SimulationOptions& opts = {});
 

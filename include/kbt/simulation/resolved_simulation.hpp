@@ -1,0 +1,76 @@
+#pragma once
+// The simulation settings of a run resolved against its data, once: the one
+// home of every rule that turns the config's `simulation:` keys into the
+// numbers a portfolio simulation reads (docs/semantics.md "Settings"). The
+// reference simulator, the kernels' portfolio step and `kbt check` all read a
+// ResolvedSimulation; none of them converts bps or looks up a venue itself.
+
+#include <kbt/config/run_config.hpp>
+#include <kbt/data/bar_data.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace kbt {
+
+// Scoring window as bar indices [begin, end).
+struct ScoringWindow {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  friend bool operator==(const ScoringWindow& a, const ScoringWindow& b) {
+    return a.begin == b.begin && a.end == b.end;
+  }
+  friend bool operator!=(const ScoringWindow& a, const ScoringWindow& b) { return !(a == b); }
+};
+
+// An optional end of the scoring window (exclusive; default: the end of the
+// data): a bar index, or a timestamp (the window ends before the first bar at
+// or after it).
+struct ScoreEnd {
+  std::optional<std::int64_t> bar;
+  std::optional<std::int64_t> time_ns;
+};
+
+// Which compiled portfolio step a run needs (the kernels compile one per kind;
+// the reference engine reads the rules directly). Close fills without stops do
+// no next-open orders, stop checks or stop locks, and without borrow or a
+// funding column no carrying costs either: those rules would do nothing there.
+enum class PortfolioStepKind : int { general = 0, close_fills = 1, close_fills_with_carry = 2 };
+
+struct ResolvedSimulation {
+  double initial_capital = 0;
+  SimulationSettings::Fill fill = SimulationSettings::Fill::close;
+  std::vector<double> fee_rate;  // per symbol: fraction of notional (bps / 10000)
+  double slippage = 0;           // fraction of the reference price (bps / 10000)
+  double borrow_per_bar = 0;     // annual borrow rate / periods_per_year
+  double periods_per_year = 0;   // as given, or inferred from the bar spacing
+  std::optional<double> stop_loss, take_profit, trailing_stop;  // fractions
+  SimulationSettings::SltpPriority sltp_priority = SimulationSettings::SltpPriority::stop_first;
+  double max_gross_leverage = 1;
+  SimulationSettings::Weighting weighting = SimulationSettings::Weighting::raw;
+  ScoringWindow window;
+  bool has_funding = false;  // the data has a funding_rate column
+  PortfolioStepKind step = PortfolioStepKind::general;
+
+  bool has_stops() const { return stop_loss || take_profit || trailing_stop; }
+};
+
+// Resolves `sim` on `bars`. Throws kbt::Error(config) for invalid settings
+// (naming the key), an empty or out-of-range scoring window, a per-venue fee
+// map that misses a venue, or periods_per_year that cannot be inferred.
+ResolvedSimulation resolve_simulation(const SimulationSettings& sim, const BarData& bars, const ScoreEnd& end = {});
+
+// The same for a run config: every error starts with the file:line:col of the
+// key at fault (RunConfig::where).
+ResolvedSimulation resolve_simulation(const RunConfig& config, const BarData& bars, const ScoreEnd& end = {});
+
+// The parts, for callers that need only one of them.
+ScoringWindow resolve_scoring_window(const BarData& bars, const SimulationSettings& sim, const ScoreEnd& end = {});
+// periods_per_year as given, or 365 days divided by the (lower) median bar spacing.
+double resolve_periods_per_year(const BarData& bars, const SimulationSettings& sim);
+// Fee in bps for every symbol: the per-venue map when given, else fee_bps.
+std::vector<double> resolve_fee_bps(const BarData& bars, const SimulationSettings& sim);
+
+}  // namespace kbt

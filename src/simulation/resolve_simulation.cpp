@@ -1,0 +1,171 @@
+// Resolution of the simulation settings against the data (docs/semantics.md
+// "Settings"): the only place that validates the `simulation:` numbers,
+// converts bps to fractions, looks fees up per venue, infers the periods per
+// year and resolves the scoring window.
+
+#include <kbt/simulation/resolved_simulation.hpp>
+
+#include <kbt/core/detail/scalar_math.hpp>
+#include <kbt/core/error.hpp>
+
+#include <algorithm>
+#include <functional>
+#include <string>
+
+namespace kbt {
+namespace {
+
+// Prefix of an error about `key`: "" for bare settings, "file:line:col: " for a config.
+using Locate = std::function<std::string(const char* key)>;
+
+std::string no_location(const char*) { return std::string(); }
+
+[[noreturn]] void fail(const Locate& where, const char* key, const std::string& message) {
+  throw Error(ErrorCategory::config, where(key) + key + ": " + message);
+}
+
+bool is_finite(double x) { return !math::isnan(x) && x - x == 0.0; }
+
+// First bar whose timestamp is >= t (n_bars when none).
+std::size_t first_bar_at_or_after(const BarData& bars, std::int64_t t) {
+  const auto it = std::lower_bound(bars.timestamps.begin(), bars.timestamps.end(), t);
+  return static_cast<std::size_t>(it - bars.timestamps.begin());
+}
+
+void validate_settings(const SimulationSettings& sim, const Locate& where) {
+  if (!(is_finite(sim.initial_capital) && sim.initial_capital > 0))
+    fail(where, "simulation.initial_capital", "must be a positive number");
+  if (!(is_finite(sim.fee_bps) && sim.fee_bps >= 0)) fail(where, "simulation.fee_bps", "must be a number >= 0");
+  if (!(is_finite(sim.slippage_bps) && sim.slippage_bps >= 0))
+    fail(where, "simulation.slippage_bps", "must be a number >= 0");
+  if (!(is_finite(sim.borrow_rate) && sim.borrow_rate >= 0))
+    fail(where, "simulation.borrow_rate", "must be a number >= 0");
+  if (!(is_finite(sim.max_gross_leverage) && sim.max_gross_leverage > 0))
+    fail(where, "simulation.max_gross_leverage", "must be a positive number");
+  const std::pair<const char*, const std::optional<double>*> stops[] = {
+      {"simulation.stop_loss", &sim.stop_loss},
+      {"simulation.take_profit", &sim.take_profit},
+      {"simulation.trailing_stop", &sim.trailing_stop}};
+  for (const auto& [key, value] : stops)
+    if (*value && !(is_finite(**value) && **value > 0)) fail(where, key, "must be a positive fraction or null");
+}
+
+ScoringWindow scoring_window(const BarData& bars, const SimulationSettings& sim, const ScoreEnd& end,
+                             const Locate& where) {
+  const std::size_t n = bars.n_bars();
+  if (sim.score_start_bar && sim.score_start_time_ns)
+    fail(where, "simulation.score_start", "give a bar index or a timestamp, not both");
+  if (end.bar && end.time_ns) fail(where, "score_end", "give a bar index or a timestamp, not both");
+  ScoringWindow w{0, n};
+  if (sim.score_start_bar) {
+    if (*sim.score_start_bar < 0 || static_cast<std::size_t>(*sim.score_start_bar) >= n)
+      fail(where, "simulation.score_start",
+           "bar index " + std::to_string(*sim.score_start_bar) + " is outside the data's " + std::to_string(n) +
+               " bars");
+    w.begin = static_cast<std::size_t>(*sim.score_start_bar);
+  } else if (sim.score_start_time_ns) {
+    w.begin = first_bar_at_or_after(bars, *sim.score_start_time_ns);
+  }
+  if (end.bar) {
+    if (*end.bar < 0 || static_cast<std::size_t>(*end.bar) > n)
+      fail(where, "score_end",
+           "bar index " + std::to_string(*end.bar) + " is outside the data's " + std::to_string(n) + " bars");
+    w.end = static_cast<std::size_t>(*end.bar);
+  } else if (end.time_ns) {
+    w.end = first_bar_at_or_after(bars, *end.time_ns);
+  }
+  if (w.begin >= w.end)
+    fail(where, "simulation.score_start",
+         "the scoring window [" + std::to_string(w.begin) + ", " + std::to_string(w.end) + ") holds no bar of the data's " +
+             std::to_string(n));
+  return w;
+}
+
+double periods_per_year(const BarData& bars, const SimulationSettings& sim, const Locate& where) {
+  if (sim.periods_per_year) {
+    if (!(is_finite(*sim.periods_per_year) && *sim.periods_per_year > 0))
+      fail(where, "simulation.periods_per_year", "must be a positive number");
+    return *sim.periods_per_year;
+  }
+  const std::size_t n = bars.n_bars();
+  if (n < 2)
+    fail(where, "simulation.periods_per_year", "cannot be inferred from " + std::to_string(n) + " bar(s); set it");
+  std::vector<std::int64_t> spacing(n - 1);
+  for (std::size_t i = 1; i < n; ++i) spacing[i - 1] = bars.timestamps[i] - bars.timestamps[i - 1];
+  // Lower median: an exact integer, no averaging.
+  const std::size_t mid = (spacing.size() - 1) / 2;
+  std::nth_element(spacing.begin(), spacing.begin() + static_cast<long>(mid), spacing.end());
+  const std::int64_t median = spacing[mid];
+  if (median <= 0) fail(where, "simulation.periods_per_year", "timestamps are not increasing; cannot infer it");
+  constexpr double ns_per_year = 365.0 * 86400.0 * 1e9;
+  return ns_per_year / static_cast<double>(median);
+}
+
+std::vector<double> fee_bps(const BarData& bars, const SimulationSettings& sim, const Locate& where) {
+  std::vector<double> fees(bars.n_symbols(), sim.fee_bps);
+  if (sim.fee_bps_by_venue.empty()) return fees;
+  if (bars.venues.size() != bars.n_symbols())
+    fail(where, "simulation.fee_bps", "a per-venue map needs data with venues (/venues); give one number instead");
+  for (std::size_t s = 0; s < bars.n_symbols(); ++s) {
+    const auto it = sim.fee_bps_by_venue.find(bars.venues[s]);
+    if (it == sim.fee_bps_by_venue.end())
+      fail(where, "simulation.fee_bps", "no fee for venue '" + bars.venues[s] + "' of symbol '" + bars.symbols[s] + "'");
+    if (!(is_finite(it->second) && it->second >= 0))
+      fail(where, "simulation.fee_bps", "fee of venue '" + it->first + "' must be a number >= 0");
+    fees[s] = it->second;
+  }
+  return fees;
+}
+
+ResolvedSimulation resolve(const SimulationSettings& sim, const BarData& bars, const ScoreEnd& end,
+                           const Locate& where) {
+  validate_settings(sim, where);
+  ResolvedSimulation r;
+  r.window = scoring_window(bars, sim, end, where);
+  r.periods_per_year = periods_per_year(bars, sim, where);
+  r.fee_rate = fee_bps(bars, sim, where);
+  for (double& f : r.fee_rate) f = f / 10000.0;
+  r.initial_capital = sim.initial_capital;
+  r.fill = sim.fill;
+  r.slippage = sim.slippage_bps / 10000.0;
+  r.borrow_per_bar = sim.borrow_rate / r.periods_per_year;
+  r.stop_loss = sim.stop_loss;
+  r.take_profit = sim.take_profit;
+  r.trailing_stop = sim.trailing_stop;
+  r.sltp_priority = sim.sltp_priority;
+  r.max_gross_leverage = sim.max_gross_leverage;
+  r.weighting = sim.weighting;
+  r.has_funding = bars.has_column("funding_rate");
+  if (r.fill == SimulationSettings::Fill::next_open || r.has_stops())
+    r.step = PortfolioStepKind::general;
+  else
+    r.step = r.borrow_per_bar != 0 || r.has_funding ? PortfolioStepKind::close_fills_with_carry
+                                                    : PortfolioStepKind::close_fills;
+  return r;
+}
+
+}  // namespace
+
+ResolvedSimulation resolve_simulation(const SimulationSettings& sim, const BarData& bars, const ScoreEnd& end) {
+  return resolve(sim, bars, end, no_location);
+}
+
+ResolvedSimulation resolve_simulation(const RunConfig& config, const BarData& bars, const ScoreEnd& end) {
+  return resolve(config.simulation, bars, end, [&config](const char* key) {
+    return config.where(std::string(key).rfind("simulation.", 0) == 0 ? key : std::string("simulation.") + key) + ": ";
+  });
+}
+
+ScoringWindow resolve_scoring_window(const BarData& bars, const SimulationSettings& sim, const ScoreEnd& end) {
+  return scoring_window(bars, sim, end, no_location);
+}
+
+double resolve_periods_per_year(const BarData& bars, const SimulationSettings& sim) {
+  return periods_per_year(bars, sim, no_location);
+}
+
+std::vector<double> resolve_fee_bps(const BarData& bars, const SimulationSettings& sim) {
+  return fee_bps(bars, sim, no_location);
+}
+
+}  // namespace kbt
