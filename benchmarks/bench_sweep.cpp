@@ -99,7 +99,7 @@ void report(benchmark::State& state, const Setup& s) {
 // and data uploaded, hoisted series computed by a first call, untimed), then
 // each iteration one call: the combos' upload, the kernel, top-K, download.
 void time_kernel_calls(benchmark::State& state, const std::string& device, bool fp32, const kbt::Program& program,
-                       const kbt::SweepPlan& plan, const kbt::BarData& bars, const kbt::SimulationSettings& sim,
+                       const kbt::SweepPlan& plan, const kbt::BarData& bars, const kbt::ResolvedSimulation& sim,
                        const std::vector<double>& params, std::size_t n_combos,
                        const kbt::KernelSweepOptions& options = {}) {
   const auto runner = kbt::make_kernel_sweep_runner(device, fp32, program, plan, bars, sim, options);
@@ -126,7 +126,7 @@ void BM_SweepKernel(benchmark::State& state, const std::string& device, bool fp3
   Setup& s = setup(static_cast<std::size_t>(state.range(0)));
   kbt::KernelSweepOptions options;
   options.pair_combos = pair_combos;
-  time_kernel_calls(state, device, fp32, s.program, s.plan, s.bars, s.config.simulation, s.params, s.n_combos, options);
+  time_kernel_calls(state, device, fp32, s.program, s.plan, s.bars, kbt::resolve_simulation(s.config.simulation, s.bars), s.params, s.n_combos, options);
   report(state, s);
 }
 
@@ -234,7 +234,8 @@ void BM_HandWrittenHost(benchmark::State& state) {
 // full loop does the same work.
 bool same_metrics_as_kernel(const Setup& s, const std::vector<double>& hand, std::size_t n_check) {
   const std::vector<double> combos(s.params.begin(), s.params.begin() + static_cast<long>(2 * n_check));
-  const auto kernel = kbt::run_sweep_kernel_on("serial", false, s.program, s.plan, s.bars, s.config.simulation, combos);
+  const auto kernel = kbt::run_sweep_kernel_on("serial", false, s.program, s.plan, s.bars,
+                                              kbt::resolve_simulation(s.config.simulation, s.bars), combos);
   for (std::size_t k = 0; k < n_check * kbt::n_metrics; ++k)
     if (!(kernel[k] == hand[k] || (std::isnan(kernel[k]) && std::isnan(hand[k])))) return false;
   return true;
@@ -427,7 +428,7 @@ ExampleSetup& example_setup(const std::string& name, std::size_t n_bars) {
 
 void BM_ExampleConfig(benchmark::State& state, const std::string& name, const std::string& device, bool fp32) {
   ExampleSetup& s = example_setup(name, static_cast<std::size_t>(state.range(0)));
-  time_kernel_calls(state, device, fp32, s.program, s.plan, s.bars, s.config.simulation, s.params, s.n_combos);
+  time_kernel_calls(state, device, fp32, s.program, s.plan, s.bars, kbt::resolve_simulation(s.config.simulation, s.bars), s.params, s.n_combos);
   state.counters["bar_combos_per_s"] = benchmark::Counter(
       static_cast<double>(s.n_combos) * static_cast<double>(s.bars.n_bars()), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["combos"] = static_cast<double>(s.n_combos);

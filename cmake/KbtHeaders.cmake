@@ -14,6 +14,7 @@ set(KBT_HEADERS
   kbt/core/detail/kokkos_compat.hpp
   kbt/core/detail/portable_math.hpp
   kbt/core/detail/scalar_math.hpp
+  kbt/core/detail/upload.hpp
   kbt/core/error.hpp
   kbt/core/execution_spaces.hpp
   kbt/core/source_text.hpp
@@ -46,12 +47,17 @@ set(KBT_HEADERS
   kbt/output/results.hpp
   kbt/reference/evaluator.hpp
   kbt/reference/simulator.hpp
+  kbt/simulation/portfolio_rules.hpp
+  kbt/simulation/portfolio_step.hpp
   kbt/simulation/resolved_simulation.hpp
   kbt/sweep/backtest.hpp
+  kbt/sweep/detail/block_evaluator.hpp
+  kbt/sweep/detail/functor_setup.hpp
   kbt/sweep/detail/hoist_tiling.hpp
   kbt/sweep/detail/hoisted_rows.hpp
   kbt/sweep/detail/sweep_functor.hpp
   kbt/sweep/device_top_k.hpp
+  kbt/sweep/kernel_sweep_options.hpp
   kbt/sweep/progress.hpp
   kbt/sweep/run_sweep.hpp
   kbt/sweep/space_sweep.hpp

@@ -29,6 +29,8 @@
 #include <kbt/metrics/metrics.hpp>
 #include <kbt/metrics/metrics_accumulator.hpp>
 
+#include <kbt/simulation/portfolio_rules.hpp>
+#include <kbt/simulation/portfolio_step.hpp>
 #include <kbt/simulation/resolved_simulation.hpp>
 
 #include <kbt/reference/evaluator.hpp>
@@ -40,6 +42,7 @@
 
 #include <kbt/sweep/backtest.hpp>
 #include <kbt/sweep/device_top_k.hpp>
+#include <kbt/sweep/kernel_sweep_options.hpp>
 #include <kbt/sweep/progress.hpp>
 #include <kbt/sweep/run_sweep.hpp>
 #include <kbt/sweep/space_sweep.hpp>

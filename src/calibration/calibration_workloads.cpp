@@ -110,7 +110,7 @@ CalibrationWorkload make_calibration_workload(const std::string& name, std::size
   w.bars = synth_bars(o);
   w.program = compile_strategy(w.config.strategy, schema_of(w.bars));
   w.sim = w.config.simulation;
-  w.sim.periods_per_year = resolve_periods_per_year(w.bars, w.sim);
+  w.resolved = resolve_simulation(w.sim, w.bars);
   const ParamGrid grid(w.config.strategy.params);
   const auto ids = filter_combos(grid, [&](const double* v) { return constraints_hold(w.program, v); });
   w.grid_combos = ids.size();

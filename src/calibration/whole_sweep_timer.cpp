@@ -12,7 +12,7 @@ namespace kbt {
 double time_whole_sweep(const std::string& space, const CalibrationWorkload& w, const std::vector<double>& combo_params) {
   const auto t0 = std::chrono::steady_clock::now();
   const SweepPlan plan = make_sweep_plan(w.program, w.bars);
-  const std::vector<double> metrics = run_sweep_kernel_on(space, false, w.program, plan, w.bars, w.sim, combo_params);
+  const std::vector<double> metrics = run_sweep_kernel_on(space, false, w.program, plan, w.bars, w.resolved, combo_params);
   const auto t1 = std::chrono::steady_clock::now();
   volatile double sink = metrics.empty() ? 0.0 : metrics.front();
   (void)sink;

@@ -156,6 +156,17 @@ ResolvedSimulation resolve_simulation(const RunConfig& config, const BarData& ba
   });
 }
 
+ResolvedSimulation evaluation_only(const BarData& bars) {
+  ResolvedSimulation r;
+  r.initial_capital = 1;
+  r.fee_rate.assign(bars.n_symbols(), 0.0);
+  r.periods_per_year = 1;
+  r.window = ScoringWindow{0, bars.n_bars()};
+  r.has_funding = bars.has_column("funding_rate");
+  r.step = PortfolioStepKind::close_fills;
+  return r;
+}
+
 ScoringWindow resolve_scoring_window(const BarData& bars, const SimulationSettings& sim, const ScoreEnd& end) {
   return scoring_window(bars, sim, end, no_location);
 }

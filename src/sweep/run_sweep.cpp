@@ -8,6 +8,8 @@
 #include <kbt/reference/evaluator.hpp>
 #include <kbt/reference/simulator.hpp>
 #include <kbt/sweep/run_sweep.hpp>
+
+#include <kbt/simulation/resolved_simulation.hpp>
 #include <kbt/sweep/top_k.hpp>
 #include <kbt/sweep/sweep_kernel.hpp>
 #include <kbt/core/version.hpp>
@@ -166,9 +168,8 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   r.params.assign(n * n_params, 0.0);
   for (std::size_t i = 0; i < n; ++i) grid.combo_values(ids[i], &r.params[i * n_params]);
 
-  // Resolved once: the simulator would otherwise infer it again for every combo.
-  SimulationSettings sim_settings = config.simulation;
-  sim_settings.periods_per_year = resolve_periods_per_year(bars, sim_settings);
+  // Resolved once for every combo and every engine (docs/semantics.md "Settings").
+  const ResolvedSimulation resolved = resolve_simulation(config, bars);
 
   // Chunks of combos (docs/sweep.md "Checkpoint chunks"): each finished chunk
   // is committed to the checkpoint and reported to the progress callback.
@@ -193,7 +194,7 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   const double hoist_plan_seconds = seconds_since(t_hoist);
   const auto t_setup = Clock::now();
   if (plan && n > 0)
-    runner = make_kernel_sweep_runner(outcome.device_used, fp32, program, *plan, bars, sim_settings, kernel_options);
+    runner = make_kernel_sweep_runner(outcome.device_used, fp32, program, *plan, bars, resolved, kernel_options);
   const double setup_seconds = seconds_since(t_setup);
 
   std::optional<Checkpoint> checkpoint;
@@ -254,7 +255,7 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
         const std::size_t i = first + j;
         const double* values = &r.params[i * n_params];
         const StrategyOutputs signals = evaluate_strategy_reference(program, bars, values, &cache);
-        const SimulationResult sim = simulate_reference(bars, sim_settings, signals);
+        const SimulationResult sim = simulate_reference(bars, resolved, signals);
         std::copy(sim.metrics.begin(), sim.metrics.end(),
                   r.metrics.begin() + static_cast<std::ptrdiff_t>(i * n_metrics));
       });
@@ -354,7 +355,7 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
       for (auto row : rows)
         sample_params.insert(sample_params.end(), r.params.begin() + static_cast<long>(row * n_params),
                              r.params.begin() + static_cast<long>((row + 1) * n_params));
-      const auto f64 = run_sweep_kernel_on(outcome.device_used, false, program, *plan, bars, sim_settings, sample_params,
+      const auto f64 = run_sweep_kernel_on(outcome.device_used, false, program, *plan, bars, resolved, sample_params,
                                            kernel_options);
       const int obj = metric_index(config.sweep.objective.metric);
       std::vector<double> a, b;

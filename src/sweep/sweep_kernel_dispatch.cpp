@@ -9,7 +9,7 @@ namespace {
 
 template <class Space>
 std::vector<double> run_on(bool fp32, const Program& program, const SweepPlan& plan, const BarData& bars,
-                           const SimulationSettings& sim, const std::vector<double>& combos,
+                           const ResolvedSimulation& sim, const std::vector<double>& combos,
                            const KernelSweepOptions& options) {
   const Space space;
   if (fp32) return run_sweep_kernel<Space, float>(space, program, plan, bars, sim, combos, options);
@@ -18,7 +18,7 @@ std::vector<double> run_on(bool fp32, const Program& program, const SweepPlan& p
 
 template <class Space>
 std::unique_ptr<KernelSweepRunner> runner_on(bool fp32, const Program& program, const SweepPlan& plan,
-                                             const BarData& bars, const SimulationSettings& sim,
+                                             const BarData& bars, const ResolvedSimulation& sim,
                                              const KernelSweepOptions& options) {
   const Space space;
   if (fp32) return std::make_unique<KernelSweeper<Space, float>>(space, program, plan, bars, sim, options);
@@ -29,7 +29,7 @@ std::unique_ptr<KernelSweepRunner> runner_on(bool fp32, const Program& program, 
 
 std::unique_ptr<KernelSweepRunner> make_kernel_sweep_runner(const std::string& device, bool fp32,
                                                            const Program& program, const SweepPlan& plan,
-                                                           const BarData& bars, const SimulationSettings& sim,
+                                                           const BarData& bars, const ResolvedSimulation& sim,
                                                            const KernelSweepOptions& options) {
 #ifdef KOKKOS_ENABLE_SERIAL
   if (device == "serial") return runner_on<Kokkos::Serial>(fp32, program, plan, bars, sim, options);
@@ -45,13 +45,13 @@ std::unique_ptr<KernelSweepRunner> make_kernel_sweep_runner(const std::string& d
 
 KernelSweepOutput run_sweep_kernel_with_top_k_on(const std::string& device, bool fp32, const Program& program,
                                                  const SweepPlan& plan, const BarData& bars,
-                                                 const SimulationSettings& sim, const std::vector<double>& combos,
+                                                 const ResolvedSimulation& sim, const std::vector<double>& combos,
                                                  const KernelTopKRequest& top_k, const KernelSweepOptions& options) {
   return make_kernel_sweep_runner(device, fp32, program, plan, bars, sim, options)->run(combos, top_k);
 }
 
 std::vector<double> run_sweep_kernel_on(const std::string& device, bool fp32, const Program& program,
-                                        const SweepPlan& plan, const BarData& bars, const SimulationSettings& sim,
+                                        const SweepPlan& plan, const BarData& bars, const ResolvedSimulation& sim,
                                         const std::vector<double>& combos, const KernelSweepOptions& options) {
 #ifdef KOKKOS_ENABLE_SERIAL
   if (device == "serial") return run_on<Kokkos::Serial>(fp32, program, plan, bars, sim, combos, options);

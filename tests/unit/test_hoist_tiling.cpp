@@ -106,7 +106,7 @@ std::vector<double> reference_metrics(const Case& c) {
   const std::size_t n_params = c.program.n_params();
   for (std::size_t i = 0; i < c.ids.size(); ++i) {
     const auto signals = kbt::evaluate_strategy_reference(c.program, c.bars, &c.params[i * n_params]);
-    const auto sim = kbt::simulate_reference(c.bars, c.config.simulation, signals);
+    const auto sim = kbt::simulate_reference(c.bars, kbt::resolve_simulation(c.config.simulation, c.bars), signals);
     out.insert(out.end(), sim.metrics.begin(), sim.metrics.end());
   }
   return out;
@@ -196,7 +196,7 @@ TEST(HoistedRows, TiledSweepsGiveTheReferenceBitsOnEverySpace) {
         kbt::KernelSweepOptions options;
         options.hoist_rows = rows;
         const auto runner = kbt::make_kernel_sweep_runner(space.name, false, c->program, c->plan, c->bars,
-                                                          c->config.simulation, options);
+                                                          kbt::resolve_simulation(c->config.simulation, c->bars), options);
         if (rows > 0) EXPECT_GT(runner->hoist_tiles(), 1u);
         kbt::KernelTopKRequest top;
         top.k = 5;
@@ -216,9 +216,9 @@ TEST(HoistedRows, Fp32TiledSweepsEqualFp32UntiledOnes) {
   for (const auto& space : kbt::enabled_execution_spaces()) {
     kbt::KernelSweepOptions tiled;
     tiled.hoist_rows = c.plan.hoisted_regs.size();
-    const auto a = kbt::run_sweep_kernel_on(space.name, true, c.program, c.plan, c.bars, c.config.simulation, c.params);
+    const auto a = kbt::run_sweep_kernel_on(space.name, true, c.program, c.plan, c.bars, kbt::resolve_simulation(c.config.simulation, c.bars), c.params);
     const auto b =
-        kbt::run_sweep_kernel_on(space.name, true, c.program, c.plan, c.bars, c.config.simulation, c.params, tiled);
+        kbt::run_sweep_kernel_on(space.name, true, c.program, c.plan, c.bars, kbt::resolve_simulation(c.config.simulation, c.bars), c.params, tiled);
     expect_same_bits(a, b, space.name);
   }
 }
@@ -231,7 +231,7 @@ TEST(HoistedRows, ChunksRevisitingTilesGiveTheBitsOfOneCall) {
     kbt::KernelSweepOptions options;
     options.hoist_rows = 4;
     const auto runner =
-        kbt::make_kernel_sweep_runner(space.name, false, c.program, c.plan, c.bars, c.config.simulation, options);
+        kbt::make_kernel_sweep_runner(space.name, false, c.program, c.plan, c.bars, kbt::resolve_simulation(c.config.simulation, c.bars), options);
     kbt::KernelTopKRequest top;
     top.k = 3;
     top.combo_ids = c.ids;

@@ -65,12 +65,19 @@ void expect_parity(const Case& c, const std::string& device, std::size_t chunk =
   opts.chunk_combos = chunk;
   opts.block_bars = block_bars;
   opts.pair_combos = pair_combos;
-  const auto kernel = kbt::run_sweep_kernel_on(device, false, c.program, plan, c.bars, c.config.simulation, c.params, opts);
+  const auto kernel = kbt::run_sweep_kernel_on(device, false, c.program, plan, c.bars, kbt::resolve_simulation(c.config.simulation, c.bars), c.params, opts);
   const std::size_t n_params = c.program.n_params();
+  ASSERT_FALSE(c.ids.empty()) << "vacuous case: no combos";
   ASSERT_EQ(kernel.size(), c.ids.size() * kbt::n_metrics);
+  const kbt::ResolvedSimulation sim = kbt::resolve_simulation(c.config.simulation, c.bars);
+  // A case where nothing trades, or every metric is NaN, would compare
+  // nothing but the initial state: it must fail instead.
+  std::size_t trading = 0, finite_sharpe = 0;
   for (std::size_t i = 0; i < c.ids.size(); ++i) {
     const auto signals = kbt::evaluate_strategy_reference(c.program, c.bars, &c.params[i * n_params]);
-    const auto ref = kbt::simulate_reference(c.bars, c.config.simulation, signals);
+    const auto ref = kbt::simulate_reference(c.bars, sim, signals);
+    trading += ref.metrics[static_cast<std::size_t>(kbt::metric_index("n_trades"))] > 0 ? 1 : 0;
+    finite_sharpe += std::isnan(ref.metrics[static_cast<std::size_t>(kbt::metric_index("sharpe"))]) ? 0 : 1;
     for (std::size_t m = 0; m < kbt::n_metrics; ++m) {
       const double k = kernel[i * kbt::n_metrics + m], r = ref.metrics[m];
       EXPECT_EQ(std::memcmp(&k, &r, sizeof k), 0)
@@ -78,6 +85,8 @@ void expect_parity(const Case& c, const std::string& device, std::size_t chunk =
           << " reference " << r;
     }
   }
+  EXPECT_GT(trading, 0u) << "vacuous case: no combo trades";
+  EXPECT_GT(finite_sharpe, 0u) << "vacuous case: every combo's Sharpe ratio is NaN";
 }
 
 std::vector<std::string> devices() {
@@ -244,12 +253,12 @@ TEST(SweepParityFeatures, CloseFillStepsOnOneAndSeveralSymbolsGiveTheReferenceBi
     const char* name;
     const char* extra_simulation;  // appended to kPlainSimulation's simulation block
     bool funding;
-    int expected_step;
+    kbt::PortfolioStepKind expected_step;
   };
   const Variant variants[] = {
-      {"no carrying costs", "", false, kbt::step_close_fills},
-      {"borrow on shorts", "  borrow_rate: 0.2\n", false, kbt::step_close_fills_with_carry},
-      {"funding column", "", true, kbt::step_close_fills_with_carry},
+      {"no carrying costs", "", false, kbt::PortfolioStepKind::close_fills},
+      {"borrow on shorts", "  borrow_rate: 0.2\n", false, kbt::PortfolioStepKind::close_fills_with_carry},
+      {"funding column", "", true, kbt::PortfolioStepKind::close_fills_with_carry},
   };
   for (const Variant& v : variants)
     for (std::size_t n_sym : {std::size_t(1), std::size_t(3)}) {
@@ -257,8 +266,8 @@ TEST(SweepParityFeatures, CloseFillStepsOnOneAndSeveralSymbolsGiveTheReferenceBi
                                   bars_with_gaps(n_sym, 400, v.funding), 4);
       kbt::detail::ScratchShape shape;
       const auto f = kbt::detail::make_sweep_functor<Kokkos::DefaultHostExecutionSpace, double>(
-          c.program, kbt::make_sweep_plan(c.program, c.bars), c.bars, c.config.simulation, {}, shape);
-      EXPECT_EQ(f.sim.portfolio_step, v.expected_step) << v.name << ": not the step under test";
+          c.program, kbt::make_sweep_plan(c.program, c.bars), c.bars, kbt::resolve_simulation(c.config.simulation, c.bars), {}, shape);
+      EXPECT_EQ(f.portfolio.rules.step, int(v.expected_step)) << v.name << ": not the step under test";
       for (const auto& d : devices())
         for (int block : {7, 64})
           for (int pair : {0, 1}) {
@@ -276,8 +285,8 @@ TEST(SweepParityFeatures, ChunkSizeDoesNotChangeAnyBit) {
   for (const auto& d : devices()) {
     kbt::KernelSweepOptions one, all;
     one.chunk_combos = 1;
-    const auto a = kbt::run_sweep_kernel_on(d, false, c.program, plan, c.bars, c.config.simulation, c.params, one);
-    const auto b = kbt::run_sweep_kernel_on(d, false, c.program, plan, c.bars, c.config.simulation, c.params, all);
+    const auto a = kbt::run_sweep_kernel_on(d, false, c.program, plan, c.bars, kbt::resolve_simulation(c.config.simulation, c.bars), c.params, one);
+    const auto b = kbt::run_sweep_kernel_on(d, false, c.program, plan, c.bars, kbt::resolve_simulation(c.config.simulation, c.bars), c.params, all);
     ASSERT_EQ(a.size(), b.size());
     EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)), 0) << d;
   }
@@ -350,7 +359,7 @@ TEST(SweepParityFeatures, ARunnerReusedAcrossChunksGivesTheBitsOfFreshRuns) {
   const auto plan = kbt::make_sweep_plan(c.program, c.bars);
   const std::size_t n_params = c.program.n_params();
   for (const auto& d : devices()) {
-    const auto runner = kbt::make_kernel_sweep_runner(d, false, c.program, plan, c.bars, c.config.simulation);
+    const auto runner = kbt::make_kernel_sweep_runner(d, false, c.program, plan, c.bars, kbt::resolve_simulation(c.config.simulation, c.bars));
     std::size_t first = 0;
     for (std::size_t count : {2u, 3u, 1u}) {
       const std::vector<double> params(c.params.begin() + static_cast<long>(first * n_params),
@@ -359,7 +368,7 @@ TEST(SweepParityFeatures, ARunnerReusedAcrossChunksGivesTheBitsOfFreshRuns) {
       top.k = 2;
       top.combo_ids.assign(c.ids.begin() + static_cast<long>(first), c.ids.begin() + static_cast<long>(first + count));
       const auto reused = runner->run(params, top);
-      const auto fresh = kbt::run_sweep_kernel_with_top_k_on(d, false, c.program, plan, c.bars, c.config.simulation,
+      const auto fresh = kbt::run_sweep_kernel_with_top_k_on(d, false, c.program, plan, c.bars, kbt::resolve_simulation(c.config.simulation, c.bars),
                                                              params, top);
       ASSERT_EQ(reused.metrics.size(), count * kbt::n_metrics);
       EXPECT_EQ(std::memcmp(reused.metrics.data(), fresh.metrics.data(), reused.metrics.size() * sizeof(double)), 0)
@@ -392,8 +401,8 @@ TEST(SweepParityFeatures, Fp32RankingAgreesWithFp64) {
   // SMA-cross combos over 4000 bars.
   const Case c = prepare("sma_cross.yaml", 40, 4000);
   const auto plan = kbt::make_sweep_plan(c.program, c.bars);
-  const auto f64 = kbt::run_sweep_kernel_on("serial", false, c.program, plan, c.bars, c.config.simulation, c.params);
-  const auto f32 = kbt::run_sweep_kernel_on("serial", true, c.program, plan, c.bars, c.config.simulation, c.params);
+  const auto f64 = kbt::run_sweep_kernel_on("serial", false, c.program, plan, c.bars, kbt::resolve_simulation(c.config.simulation, c.bars), c.params);
+  const auto f32 = kbt::run_sweep_kernel_on("serial", true, c.program, plan, c.bars, kbt::resolve_simulation(c.config.simulation, c.bars), c.params);
   std::vector<double> s64, s32;
   const int sh = static_cast<int>(kbt::Metric::sharpe);
   for (std::size_t i = 0; i < c.ids.size(); ++i) {

@@ -5,6 +5,7 @@
 // upload, kernel, download). Shared by `kbt calibrate` and
 // benchmarks/bench_calibrate.cpp. Requires Kokkos to be initialized.
 
+#include <kbt/simulation/resolved_simulation.hpp>
 #include <kbt/data/bar_data.hpp>
 #include <kbt/calibration/calibration.hpp>
 #include <kbt/config/run_config.hpp>
@@ -21,7 +22,8 @@ struct CalibrationWorkload {
   RunConfig config;           // the strategy (data is synthetic, never read from disk)
   BarData bars;               // synth_bars
   Program program;
-  SimulationSettings sim;     // periods_per_year resolved
+  SimulationSettings sim;     // the config's simulation settings
+  ResolvedSimulation resolved;  // resolved on `bars`
   std::vector<double> grid;   // the config's combos after constraints, [n][n_params]
   std::size_t grid_combos = 0;
   Complexity complexity;      // strategy_complexity(...).work

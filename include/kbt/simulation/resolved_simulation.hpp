@@ -66,6 +66,10 @@ ResolvedSimulation resolve_simulation(const SimulationSettings& sim, const BarDa
 // key at fault (RunConfig::where).
 ResolvedSimulation resolve_simulation(const RunConfig& config, const BarData& bars, const ScoreEnd& end = {});
 
+// Settings for evaluating a program on `bars` without a simulation (`kbt eval
+// --device`): no fees, the whole data as the window, one period per year.
+ResolvedSimulation evaluation_only(const BarData& bars);
+
 // The parts, for callers that need only one of them.
 ScoringWindow resolve_scoring_window(const BarData& bars, const SimulationSettings& sim, const ScoreEnd& end = {});
 // periods_per_year as given, or 365 days divided by the (lower) median bar spacing.

@@ -9,7 +9,7 @@
 #include <kbt/lang/compiler.hpp>
 #include <kbt/config/param_grid.hpp>
 #include <kbt/reference/evaluator.hpp>
-#include <kbt/reference/simulator.hpp>
+#include <kbt/simulation/resolved_simulation.hpp>
 #include <kbt/sweep/device_top_k.hpp>
 #include <kbt/sweep/sweep_kernel.hpp>
 #include <kbt/sweep/sweep_plan.hpp>
@@ -54,8 +54,7 @@ SpaceSweepResult<ExecSpace> run_sweep_on(const ExecSpace& exec, const RunConfig&
   out.params.assign(ids.size() * n_params, 0.0);
   for (std::size_t i = 0; i < ids.size(); ++i) grid.combo_values(ids[i], &out.params[i * n_params]);
 
-  SimulationSettings sim = config.simulation;
-  sim.periods_per_year = resolve_periods_per_year(bars, sim);
+  const ResolvedSimulation sim = resolve_simulation(config, bars);
   const SweepPlan plan = make_sweep_plan(program, bars);
   const bool fp32 = config.sweep.precision == "fp32";
   out.precision = fp32 ? "fp32" : "fp64";
