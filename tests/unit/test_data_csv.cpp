@@ -5,6 +5,7 @@
 #include <kbt/core/error.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 
 #include "unit/test_data_support.hpp"
@@ -182,18 +183,44 @@ TEST(DataCsv, CsvWriterRoundTrips) {
         << name;
 }
 
-// The public reference files of /work/shared (never copied into the repo):
-// run where they exist, skipped elsewhere.
-TEST(DataCsv, ReferenceFilesImport) {
-  const std::string dir = "/work/shared/reference-data/";
-  if (!std::ifstream(dir + "GOOG.csv") || !std::ifstream(dir + "EURUSD.csv"))
-    GTEST_SKIP() << "reference data not present on this machine";
+TEST(DataCsv, DailyAndIntradayFilesOfTheTwoExportLayoutsAlignOnTheUnionOfTheirTimes) {
+  // Generated in the layouts of the public GOOG (daily, date only) and EURUSD
+  // (hourly, "date time") exports, which share no timestamp: the grid is the
+  // union, each symbol NaN where it has no bar.
+  kbt::test::TempDir dir;
+  std::string goog = ",Open,High,Low,Close,Volume\n", eurusd = goog;
+  constexpr int n_days = 30, n_hours = 50;
+  for (int d = 0; d < n_days; ++d) {  // 2004-08-19 onwards, every day
+    const std::int64_t day = 12649 + d;
+    const std::int64_t z = day + 719468, era = z / 146097, doe = z - era * 146097;  // civil_from_days
+    const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365, doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const std::int64_t mp = (5 * doy + 2) / 153, dd = doy - (153 * mp + 2) / 5 + 1, mm = mp < 10 ? mp + 3 : mp - 9;
+    const std::int64_t yy = yoe + era * 400 + (mm <= 2 ? 1 : 0);
+    char line[96];
+    std::snprintf(line, sizeof line, "%04lld-%02lld-%02lld,%d,%d,%d,%d,1000\n", static_cast<long long>(yy),
+                  static_cast<long long>(mm), static_cast<long long>(dd), 100 + d, 101 + d, 99 + d, 100 + d);
+    goog += line;
+  }
+  for (int h = 0; h < n_hours; ++h) {  // 2017-04-19 09:00 onwards, hourly
+    char line[96];
+    std::snprintf(line, sizeof line, "2017-04-%02d %02d:00:00,1.07,1.08,1.06,1.07%02d,10\n", 19 + (9 + h) / 24,
+                  (9 + h) % 24, h);
+    eurusd += line;
+  }
   kbt::CsvImportOptions o;
-  o.bars = {{"", dir + "GOOG.csv"}, {"", dir + "EURUSD.csv"}};
+  o.bars = {{"", dir.write("GOOG.csv", goog)}, {"", dir.write("EURUSD.csv", eurusd)}};
   const auto b = kbt::import_csv(o);
   EXPECT_EQ(b.symbols, (std::vector<std::string>{"GOOG", "EURUSD"}));
-  EXPECT_EQ(b.n_bars(), 2148u + 5000u);  // the two files share no timestamp
+  ASSERT_EQ(b.n_bars(), std::size_t(n_days + n_hours));  // the two files share no timestamp
   EXPECT_EQ(b.timestamps.front(), 12649LL * kDayNs);  // 2004-08-19
+  // 2017-04-19 is day 17275.
+  EXPECT_EQ(b.timestamps[n_days], 17275LL * kDayNs + 9 * kHourNs);
+  EXPECT_EQ(b.timestamps.back(), 17275LL * kDayNs + (9 + n_hours - 1) * kHourNs);
+  const auto& close = b.columns.at("close");  // [symbol][bar]
+  EXPECT_EQ(close[n_days - 1], 100.0 + (n_days - 1));
+  EXPECT_TRUE(std::isnan(close[n_days]));                 // GOOG has no hourly bar
+  EXPECT_TRUE(std::isnan(close[b.n_bars() + 0]));         // EURUSD has no daily bar
+  EXPECT_EQ(close[b.n_bars() + n_days + 3], 1.0703);
 }
 
 }  // namespace

@@ -29,11 +29,14 @@ namespace fs = std::filesystem;
 
 fs::path regressions(const std::string& target) { return fs::path(KBT_TEST_DIR) / "fuzz" / "regressions" / target; }
 
+// Every kept input of `target`; a missing or empty folder fails the test
+// (a replay of zero inputs would pass without checking anything).
 std::vector<fs::path> inputs_of(const std::string& target) {
   std::vector<fs::path> files;
   if (fs::exists(regressions(target)))
     for (const auto& entry : fs::directory_iterator(regressions(target))) files.push_back(entry.path());
   std::sort(files.begin(), files.end());
+  EXPECT_FALSE(files.empty()) << "no regression inputs in " << regressions(target);
   return files;
 }
 

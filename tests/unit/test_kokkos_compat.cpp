@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -144,7 +146,10 @@ TEST(KokkosCompatHost, MinMaxClampAbsFollowStdSemantics) {
   static_assert(kbt::kx::min(2, 3) == 2 && kbt::kx::max(2, 3) == 3, "");
   static_assert(kbt::kx::clamp(5, 0, 3) == 3 && kbt::kx::clamp(-1, 0, 3) == 0 && kbt::kx::clamp(2, 0, 3) == 2, "");
   EXPECT_EQ(kbt::kx::abs(-2.5), 2.5);
+  // -0.0 == 0.0 compares equal: the sign bit is what tells a wrong abs apart.
   EXPECT_EQ(kbt::kx::abs(-0.0), 0.0);
+  EXPECT_FALSE(std::signbit(kbt::kx::abs(-0.0)));
+  EXPECT_FALSE(std::signbit(kbt::kx::abs(-0.0f)));
   EXPECT_EQ(kbt::kx::fmin(1.0, kbt::detail::portable::quiet_nan()), 1.0);  // NaN loses
   EXPECT_EQ(kbt::kx::fmax(kbt::detail::portable::quiet_nan(), -1.0), -1.0);
   EXPECT_EQ(kbt::kx::sqrt(2.25), 1.5);

@@ -4,8 +4,12 @@
 #include <kbt/lang/op_table.hpp>
 #include <kbt/lang/scalar_ops.hpp>
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
+#include <string>
 
+#include "support/execution_spaces.hpp"
 #include "test_lang_support.hpp"
 
 using namespace kbt;
@@ -23,10 +27,11 @@ constexpr int n_ops = sizeof(pointwise_ops) / sizeof(pointwise_ops[0]);
 constexpr int n_vals = sizeof(operands) / sizeof(operands[0]);
 constexpr int n_cases = n_ops * n_vals * n_vals * n_vals;
 
+template <class Space>
 struct ApplyAll {
-  Kokkos::View<const int*> ops;
-  Kokkos::View<const double*> vals;
-  Kokkos::View<double*> out;
+  Kokkos::View<const int*, Space> ops;
+  Kokkos::View<const double*, Space> vals;
+  Kokkos::View<double*, Space> out;
   KOKKOS_INLINE_FUNCTION void operator()(int i) const {
     const int c = i % n_vals, b = (i / n_vals) % n_vals, a = (i / (n_vals * n_vals)) % n_vals;
     const int op = i / (n_vals * n_vals * n_vals);
@@ -34,26 +39,49 @@ struct ApplyAll {
   }
 };
 
-}  // namespace
-
-TEST(LangScalarOps, KernelAndHostAgreeBitForBit) {
-  Kokkos::View<int*> ops("ops", n_ops);
-  Kokkos::View<double*> vals("vals", n_vals), out("out", n_cases);
+// Every pointwise opcode of every case on `Space`, copied back to the host.
+template <class Space>
+Kokkos::View<double*, Kokkos::HostSpace> apply_all_on() {
+  using Mem = typename Space::memory_space;
+  Kokkos::View<int*, Mem> ops("ops", n_ops);
+  Kokkos::View<double*, Mem> vals("vals", n_vals), out("out", n_cases);
   auto h_ops = Kokkos::create_mirror_view(ops);
   auto h_vals = Kokkos::create_mirror_view(vals);
   for (int k = 0; k < n_ops; ++k) h_ops(k) = static_cast<int>(pointwise_ops[k]);
   for (int k = 0; k < n_vals; ++k) h_vals(k) = operands[k];
   Kokkos::deep_copy(ops, h_ops);
   Kokkos::deep_copy(vals, h_vals);
-  Kokkos::parallel_for("apply_all", Kokkos::RangePolicy<>(0, n_cases), ApplyAll{ops, vals, out});
+  Kokkos::parallel_for("apply_all", Kokkos::RangePolicy<Space>(0, n_cases), ApplyAll<Mem>{ops, vals, out});
   Kokkos::fence();
-  auto h_out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+}
+
+template <class Space>
+class LangScalarOpsOnSpace : public ::testing::Test {};
+TYPED_TEST_SUITE(LangScalarOpsOnSpace, kbt::test::ExecutionSpaces, kbt::test::SpaceNames);
+
+}  // namespace
+
+TYPED_TEST(LangScalarOpsOnSpace, KernelAndHostAgreeBitForBit) {
+  const auto h_out = apply_all_on<TypeParam>();
   for (int i = 0; i < n_cases; ++i) {
     const int c = i % n_vals, b = (i / n_vals) % n_vals, a = (i / (n_vals * n_vals)) % n_vals;
     const OpCode op = pointwise_ops[i / (n_vals * n_vals * n_vals)];
     const double host = ops::apply_pointwise(op, operands[a], operands[b], operands[c]);
     EXPECT_EQ(std::memcmp(&host, &h_out(i), sizeof(double)), 0) << to_string(op) << " case " << i;
   }
+}
+
+TEST(LangScalarOps, TheCasesCoverEveryPointwiseOpOfTheOpTable) {
+  int pointwise = 0;
+  for (int code = 0; to_string(static_cast<OpCode>(code)) != std::string("?"); ++code) {  // every opcode
+    const OpCode op = static_cast<OpCode>(code);
+    if (op_info(op).family != OpFamily::pointwise) continue;
+    ++pointwise;
+    EXPECT_NE(std::find(std::begin(pointwise_ops), std::end(pointwise_ops), op), std::end(pointwise_ops))
+        << to_string(op) << " is pointwise but not among the cases";
+  }
+  EXPECT_EQ(pointwise, n_ops);
 }
 
 TEST(LangScalarOps, EdgeValues) {

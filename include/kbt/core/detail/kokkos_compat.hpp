@@ -2,7 +2,7 @@
 // kbt::kx — the one place where kbt adapts to the Kokkos version it is built
 // against (Debian's 3.4.01, 4.x, 5.x). Every `#if KOKKOS_VERSION` of the project
 // lives here; code elsewhere calls kx:: and stays version-free.
-// Facts behind each wrapper: /work/shared/KOKKOS-NOTES.md, docs/building.md.
+// Facts behind each wrapper: docs/building.md.
 
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Sort.hpp>  // also sort_by_key from 4.3
@@ -30,10 +30,12 @@ template <class T>
 KOKKOS_INLINE_FUNCTION T fabs(T x) {
   return math::fabs(x);
 }
-// 3.4 has no Kokkos::abs(double): abs of a floating-point value is fabs.
+// 3.4 has no Kokkos::abs(double): abs of a floating-point value is fabs
+// (which clears the sign bit: abs(-0.0) is +0.0, as std::abs gives).
 template <class T>
 KOKKOS_INLINE_FUNCTION T abs(T x) {
-  return x < T(0) ? -x : x;
+  if constexpr (std::is_floating_point<T>::value) return math::fabs(x);
+  else return x < T(0) ? -x : x;
 }
 template <class T>
 KOKKOS_INLINE_FUNCTION bool isnan(T x) {
