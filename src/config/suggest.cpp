@@ -1,24 +1,10 @@
 #include "config/suggest.hpp"
 
+#include <kbt/lang/diagnostics.hpp>
+
 #include <algorithm>
 
 namespace kbt::detail {
-
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  const std::size_t n = a.size(), m = b.size();
-  std::vector<std::vector<std::size_t>> d(n + 1, std::vector<std::size_t>(m + 1, 0));
-  for (std::size_t i = 0; i <= n; ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= m; ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= n; ++i) {
-    for (std::size_t j = 1; j <= m; ++j) {
-      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[n][m];
-}
 
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
   std::string best;
@@ -26,7 +12,7 @@ std::string closest_match(const std::string& word, const std::vector<std::string
   for (const auto& c : candidates) {
     const std::size_t len = c.size();
     const std::size_t limit = len <= 3 ? 1 : (len <= 6 ? 2 : 3);
-    const std::size_t d = edit_distance(word, c);
+    const std::size_t d = static_cast<std::size_t>(kbt::edit_distance(word, c));
     if (d <= limit && d < best_distance) {
       best = c;
       best_distance = d;

@@ -1,13 +1,11 @@
 #pragma once
-// "Did you mean ...?" suggestions for misspelt names.
+// "Did you mean ...?" suggestions for misspelt config keys (the edit
+// distance is kbt::edit_distance, kbt/lang/diagnostics.hpp).
 
 #include <string>
 #include <vector>
 
 namespace kbt::detail {
-
-// Optimal-string-alignment edit distance (insert, delete, substitute, swap adjacent).
-std::size_t edit_distance(const std::string& a, const std::string& b);
 
 // The candidate closest to `word`, if close enough to be a plausible typo
 // (distance 1 to a candidate of up to 3 characters, 2 up to 6, 3 beyond); "" otherwise.

@@ -6,6 +6,8 @@
 // what the outputs and constraints use stays in the program.
 
 #include <kbt/lang/compiler.hpp>
+
+#include <kbt/data/time_format.hpp>
 #include <kbt/lang/diagnostics.hpp>
 #include <kbt/lang/op_table.hpp>
 #include <kbt/lang/parser.hpp>
@@ -107,24 +109,11 @@ std::vector<std::string> function_names() {
 
 constexpr std::int64_t ns_per_second = 1000000000LL;
 
-// "30s", "15m", "15min", "4h", "1d", "1w" -> nanoseconds; 0 when malformed or
-// longer than the int64 nanosecond range (~292 years).
+// An htf timeframe in nanoseconds: a duration (parse_duration_ns, the one
+// parser of durations) of whole seconds; 0 when malformed.
 std::int64_t parse_timeframe(const std::string& tf) {
-  std::size_t i = 0;
-  while (i < tf.size() && std::isdigit(static_cast<unsigned char>(tf[i]))) ++i;
-  if (i == 0 || i > 9) return 0;
-  const std::int64_t n = std::stoll(tf.substr(0, i));
-  const std::string unit = tf.substr(i);
-  std::int64_t scale = 0;
-  if (unit == "s") scale = 1;
-  else if (unit == "m" || unit == "min") scale = 60;
-  else if (unit == "h") scale = 3600;
-  else if (unit == "d") scale = 86400;
-  else if (unit == "w") scale = 7 * 86400;
-  if (scale == 0 || n <= 0) return 0;
-  std::int64_t ns = 0;
-  if (__builtin_mul_overflow(n, scale * ns_per_second, &ns)) return 0;
-  return ns;
+  const auto ns = parse_duration_ns(tf);
+  return ns && *ns % ns_per_second == 0 ? *ns : 0;
 }
 
 class Compiler {

@@ -2,14 +2,12 @@
 #include <kbt/sweep/top_k.hpp>
 
 #include <algorithm>
-#include <cmath>
 
 namespace kbt {
 
 bool eligible(const double* row, const Objective& objective) {
-  const int m = metric_index(objective.metric);
-  if (std::isnan(row[m])) return false;
-  return !(row[static_cast<int>(Metric::n_trades)] < objective.min_trades);
+  return objective_eligible(row[metric_index(objective.metric)], row[static_cast<int>(Metric::n_trades)],
+                            static_cast<double>(objective.min_trades));
 }
 
 std::vector<std::size_t> select_top_k(const std::vector<double>& metrics,

@@ -1,5 +1,5 @@
 #pragma once
-// Top-K selection on the execution space that holds the metrics (SPEC §6), in
+// Top-K selection on the execution space that holds the metrics (docs/sweep.md), in
 // the exact order of kbt::select_top_k: objective value best first, then combo
 // id ascending; rows whose objective is NaN or that fail min_trades are never
 // selected.
@@ -16,6 +16,7 @@
 #include <kbt/core/detail/scalar_math.hpp>
 #include <kbt/core/error.hpp>
 #include <kbt/metrics/metrics.hpp>
+#include <kbt/sweep/top_k.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -45,7 +46,7 @@ struct ObjectiveKeys {
   KOKKOS_INLINE_FUNCTION void operator()(const int r) const {
     const double v = metrics(r, metric);
     const double trades = metrics(r, int(Metric::n_trades));
-    if (math::isnan(v) || trades < min_trades) {
+    if (!objective_eligible(v, trades, min_trades)) {
       keys(r) = 0;
       return;
     }

@@ -103,7 +103,7 @@ struct PerBarFold {
       }
     KBT_UNROLL_CHUNK for (int j = 0; j < chunk; ++j) {
       const Real sd = kbt::math::sqrt(acc[j] / static_cast<Real>(w - 1));
-      out[j] = task.op == FoldOp::rolling_std ? sd : safe_divide(row[t0 + j] - mean[j], sd);
+      out[j] = task.op == FoldOp::rolling_std ? sd : kbt::ops::div<Real>(row[t0 + j] - mean[j], sd);
     }
   }
 

@@ -15,16 +15,12 @@
 #include <Kokkos_Core.hpp>
 
 #include <kbt/core/detail/scalar_math.hpp>
+#include <kbt/lang/scalar_ops.hpp>
 
 namespace kbt::kernels {
 
 // ---- scalar helpers --------------------------------------------------------
-
-// a / b with the language rule x / 0 -> NaN.
-template <class Real>
-KOKKOS_INLINE_FUNCTION Real safe_divide(Real a, Real b) {
-  return b == Real(0) ? kbt::math::quiet_nan<Real>() : a / b;
-}
+// (x / 0 -> NaN is kbt::ops::div, the language's one division.)
 
 // The running extremum of a window: `earlier` is the extremum of the older
 // values, `later` a newer value (or the extremum of newer values). NaN if either
@@ -96,14 +92,14 @@ KOKKOS_INLINE_FUNCTION Real zscore_at(const Real* row, int t, int w) {
   if (t < w - 1) return kbt::math::quiet_nan<Real>();
   const Real mean = window_mean(row, t, w);
   const Real sd = kbt::math::sqrt(window_variance(row, t, w, mean));
-  return safe_divide(row[t] - mean, sd);
+  return kbt::ops::div<Real>(row[t] - mean, sd);
 }
 
 // (x[t] - x[t-w]) / x[t-w]; x[t-w] = 0 gives NaN.
 template <class Real>
 KOKKOS_INLINE_FUNCTION Real roc_at(const Real* row, int t, int w) {
   if (t < w) return kbt::math::quiet_nan<Real>();
-  return safe_divide(row[t] - row[t - w], row[t - w]);
+  return kbt::ops::div<Real>(row[t] - row[t - w], row[t - w]);
 }
 
 template <class Real>
