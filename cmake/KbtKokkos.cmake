@@ -2,11 +2,12 @@
 # installations kbt meets:
 #  * Debian's libtrilinos-kokkos-dev 3.4.01 (TriBITS config): Serial only, a
 #    Kokkos::kokkos target with a broken include directory, and plain
-#    ${Kokkos_INCLUDE_DIRS}/${Kokkos_LIBRARIES} variables; no version file for
-#    Kokkos Kernels and no Kokkos::kokkoskernels target.
+#    ${Kokkos_INCLUDE_DIRS}/${Kokkos_LIBRARIES} variables.
 #  * A modern Kokkos 4.x/5.x (selected with -DKokkos_ROOT=...) that exports
-#    Kokkos::kokkos and Kokkos::kokkoskernels properly.
-# After this module, every target links Kokkos::kokkos and Kokkos::kokkoskernels.
+#    Kokkos::kokkos properly.
+# After this module, every target links Kokkos::kokkos. kbt does not use
+# Kokkos Kernels yet, so it neither looks for it nor links it
+# (docs/building.md "Kokkos Kernels").
 
 # No version range: Debian's config only accepts its own major version.
 find_package(Kokkos REQUIRED)
@@ -42,28 +43,6 @@ foreach(_space SERIAL OPENMP CUDA)
   endif()
 endforeach()
 message(STATUS "kbt: Kokkos execution spaces: ${KBT_KOKKOS_DEVICES}")
-
-# Kokkos Kernels: Debian ships no version file and no imported target.
-# Look next to the Kokkos we found first: with -DKokkos_ROOT=/opt/kokkos-omp a
-# plain search would otherwise find Debian's 3.4 Kernels in /usr and mix them.
-get_filename_component(_kbt_kokkos_prefix "${Kokkos_DIR}/../../.." ABSOLUTE)
-find_package(KokkosKernels REQUIRED HINTS "${_kbt_kokkos_prefix}")
-message(STATUS "kbt: Kokkos Kernels ${KokkosKernels_VERSION} from ${KokkosKernels_DIR}")
-if(NOT Kokkos_VERSION VERSION_LESS 4)
-  string(REGEX MATCH "^[0-9]+" _kbt_kk_major "${KokkosKernels_VERSION}")
-  string(REGEX MATCH "^[0-9]+" _kbt_kokkos_major "${Kokkos_VERSION}")
-  if(NOT _kbt_kk_major STREQUAL _kbt_kokkos_major)
-    message(FATAL_ERROR "kbt: Kokkos Kernels '${KokkosKernels_VERSION}' in ${KokkosKernels_DIR} "
-      "does not match Kokkos ${Kokkos_VERSION} in ${Kokkos_DIR}; "
-      "point -DKokkosKernels_ROOT at the Kokkos Kernels built against that Kokkos.")
-  endif()
-endif()
-if(NOT TARGET Kokkos::kokkoskernels)
-  add_library(Kokkos::kokkoskernels INTERFACE IMPORTED)
-  set_target_properties(Kokkos::kokkoskernels PROPERTIES
-    INTERFACE_INCLUDE_DIRECTORIES "${KokkosKernels_INCLUDE_DIRS}"
-    INTERFACE_LINK_LIBRARIES "${KokkosKernels_LIBRARIES};${KokkosKernels_TPL_LIBRARIES}")
-endif()
 
 # C++ standard: 17 is the floor; Kokkos 5 requires 20 and pushes it through its
 # target, so only raise ours to match.

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# CI's OpenMP stage (called by .ci/run after scripts/test.sh; also runs alone):
+# builds Kokkos 4.6.01 + Kokkos Kernels 4.6.01 (Serial + OpenMP) from the
+# release archives in shared/third-party/ into a cached prefix
+# (scripts/build-kokkos.sh; reused while its stamp matches), then configures
+# and builds kbt against it in build-openmp/ and runs the Kokkos-space tests,
+# which are registered at 1 and 2 OpenMP threads.
+#
+# Environment:
+#   KBT_THIRD_PARTY        the archives (default: shared/third-party next to the repository)
+#   KBT_KOKKOS_CACHE       the Kokkos prefix (default /var/cache/kbt/kokkos-4.6.01-openmp)
+#   KBT_OPENMP_TEST_LABEL  ctest -L regex (default threads[12]: every unit test at 1 and 2 OpenMP threads)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+kokkos_version=4.6.01
+# CI runs on a clean clone that sits next to a shared/ folder, as /work/main does.
+third_party=${KBT_THIRD_PARTY:-"$(cd "$(dirname "$0")/../.." && pwd)/shared/third-party"}
+prefix=${KBT_KOKKOS_CACHE:-/var/cache/kbt/kokkos-$kokkos_version-openmp}
+label=${KBT_OPENMP_TEST_LABEL:-threads[12]}
+build="build-openmp"
+
+for f in kokkos-$kokkos_version.tar.gz kokkos-kernels-$kokkos_version.tar.gz; do
+  [ -f "$third_party/$f" ] || { echo "openmp-stage: $third_party/$f not found (set KBT_THIRD_PARTY)" >&2; exit 1; }
+done
+
+timed() {  # timed NAME CMD...: run CMD and print its wall time
+  local name=$1 t0; shift
+  t0=$(date +%s.%N)
+  "$@"
+  echo "openmp-stage: $name: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}') s"
+}
+
+# kbt's other dependencies (HDF5, yaml-cpp, GoogleTest, ...): a no-op when present.
+timed "dependencies" bash scripts/install-deps.sh
+timed "Kokkos + Kokkos Kernels ($prefix)" bash scripts/build-kokkos.sh \
+  "$third_party/kokkos-$kokkos_version.tar.gz" "$prefix" openmp \
+  "$third_party/kokkos-kernels-$kokkos_version.tar.gz"
+timed "configure kbt" cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DKokkos_ROOT="$prefix" -DKBT_ENABLE_BENCHMARKS=OFF
+timed "build kbt" cmake --build "$build" -j"$(nproc)"
+# --no-tests=error: a label that matches nothing must fail the stage, not pass it.
+timed "test kbt (ctest -L '$label')" \
+  ctest --test-dir "$build" -L "$label" --no-tests=error --output-on-failure -j2
