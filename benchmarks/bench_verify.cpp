@@ -1,4 +1,4 @@
-// Verification throughput (SPEC §7, seed 004): 5000 candidates of an SMA
+// Verification throughput (docs/verify.md): 5000 candidates of an SMA
 // crossover on 4000 synthetic bars re-run on the reference engine, at 1 and 2
 // host threads. Reports verifications/s.
 //

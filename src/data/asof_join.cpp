@@ -1,4 +1,4 @@
-// ASOF join of an exogenous series onto the bar grid (SPEC §2): a merge walk,
+// ASOF join of an exogenous series onto the bar grid (docs/data-format.md): a merge walk,
 // O(grid + series).
 
 #include <kbt/data/data_io.hpp>

@@ -1,4 +1,4 @@
-// Loading the SPEC §2 HDF5 layout with full validation: every problem becomes
+// Loading the docs/data-format.md HDF5 layout with full validation: every problem becomes
 // one kbt::Error naming the file and the dataset.
 
 #include <kbt/data/data_io.hpp>

@@ -1,4 +1,4 @@
-// Writing the SPEC §2 HDF5 layout. Reproducible: no object timestamps, fixed
+// Writing the docs/data-format.md HDF5 layout. Reproducible: no object timestamps, fixed
 // chunking and filters, fixed-length strings (no global heap), so equal
 // content gives equal bytes with the same HDF5 version.
 

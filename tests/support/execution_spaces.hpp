@@ -1,6 +1,6 @@
 #pragma once
 // The execution spaces this Kokkos enables, as GoogleTest type lists, so that a
-// typed test runs once per space (SPEC §13: tests run on every enabled space):
+// typed test runs once per space (docs/testing.md: tests run on every enabled space):
 //
 //   template <class Space> class MyKernel : public ::testing::Test {};
 //   TYPED_TEST_SUITE(MyKernel, kbt::test::ExecutionSpaces, kbt::test::SpaceNames);

@@ -15,7 +15,7 @@ kbt::RunConfig parse(const std::string& yaml, const std::string& base_dir = "") 
   return kbt::parse_run_config(yaml, "cfg.yaml", base_dir);
 }
 
-// Everything of SPEC §3, with non-default values wherever there is a choice.
+// Every key of docs/config.md, with non-default values wherever there is a choice.
 const char* full_config = R"(data: data/sample.h5
 symbols: [AAA, BBB]
 strategy:

@@ -1,4 +1,4 @@
-// ASOF join (SPEC §2) on hand-worked cases.
+// ASOF join (docs/data-format.md) on hand-worked cases.
 
 #include <gtest/gtest.h>
 #include <kbt/data/data_io.hpp>

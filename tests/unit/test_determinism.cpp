@@ -1,4 +1,4 @@
-// Determinism (SPEC §7, §13): the same `kbt run` gives the same bytes in every
+// Determinism (docs/verify.md, docs/testing.md): the same `kbt run` gives the same bytes in every
 // dataset of the results file, run after run and at 1 or 2 host threads; and the
 // file records what is needed to reproduce it (versions, the config as run, the
 // --sample seed). Only /profile may differ (timings, thread count).

@@ -3,7 +3,7 @@
 // space: hand-worked values, sample-like data with NaN gaps and warm-up, a
 // seeded property test, fp32 against fp64, and 1 vs 2 OpenMP threads.
 //
-// The independent computation is the reference engine (SPEC §1):
+// The independent computation is the reference engine (docs/testing.md):
 // evaluate_expression_reference on the op's expression, e.g. `sma(close, 20)`,
 // which shares no code with the kernels.
 

@@ -1,4 +1,4 @@
-// Limits (SPEC §11, issue 8): hostile or accidental inputs that would overflow the
+// Limits (docs/testing.md, issue 8): hostile or accidental inputs that would overflow the
 // stack or run away with time or memory must end in a clear kbt::Error instead.
 // Every input here is built far past the limit (100k levels, 100k terms) so that a
 // missing guard shows up as a crash of the test binary, not as a quiet pass.

@@ -1,5 +1,5 @@
 #pragma once
-// The calibration of a machine (SPEC §6, docs/calibration.md): a cost model per
+// The calibration of a machine (docs/sweep.md, docs/calibration.md): a cost model per
 // Kokkos execution space,
 //
 //     seconds = fixed + per_bar_combo(complexity) * bars * combos

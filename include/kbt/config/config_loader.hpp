@@ -1,5 +1,5 @@
 #pragma once
-// Loading and validating a run config (SPEC §3). The reference of every key, its
+// Loading and validating a run config (docs/config.md). The reference of every key, its
 // type, default and meaning is docs/config.md.
 //
 // Every problem is a kbt::Error whose message starts with "file:line:col: ":

@@ -1,5 +1,5 @@
 #pragma once
-// A run configuration (SPEC §3 "The run config as a whole"), as plain data.
+// A run configuration (docs/config.md), as plain data.
 // Loading and validation live in config_loader.hpp.
 
 #include <kbt/core/source_text.hpp>

@@ -1,7 +1,7 @@
 #pragma once
 // Outputs are written to a temporary sibling and renamed into place only when
 // complete, so a failed or interrupted write never leaves a file that looks
-// finished (SPEC §11).
+// finished (docs/testing.md).
 
 #include <string>
 

@@ -1,5 +1,5 @@
 #pragma once
-// In-memory market data on the master bar grid (SPEC §2): every symbol shares
+// In-memory market data on the master bar grid (docs/data-format.md): every symbol shares
 // one timestamp vector; a symbol missing a bar holds NaN there.
 
 #include <cstddef>

@@ -1,5 +1,5 @@
 #pragma once
-// The data layer (SPEC §2): market data in from HDF5 or CSV, or generated;
+// The data layer (docs/data-format.md): market data in from HDF5 or CSV, or generated;
 // validated on the way in; written back in the documented HDF5 layout.
 // The layout and every validation rule are in docs/data-format.md.
 //
@@ -59,7 +59,7 @@ enum class Hdf5ReadIsolation {
 void set_hdf5_read_isolation(Hdf5ReadIsolation isolation);
 Hdf5ReadIsolation hdf5_read_isolation();
 
-// Loads and validates a file in the SPEC §2 layout. `symbols_subset` (names,
+// Loads and validates a file in the docs/data-format.md layout. `symbols_subset` (names,
 // no duplicates) selects and orders the symbols; empty = all, in file order.
 // Exo series are ASOF-joined onto the bar grid into BarData::exo.
 BarData load_bars_hdf5(const std::string& path,
@@ -73,7 +73,7 @@ MarketData read_market_data_hdf5(const std::string& path,
 std::map<std::string, ExoSeries> read_exo_raw(const std::string& path);
 
 // Writes `bars` (its `exo` member is ignored) and the raw `exo` series in the
-// SPEC §2 layout. Validates first (same rules as loading). The file appears at
+// docs/data-format.md layout. Validates first (same rules as loading). The file appears at
 // `path` only when complete (temp file + rename). Equal content gives equal
 // bytes with the same HDF5 library version.
 void write_bars_hdf5(const BarData& bars, const std::map<std::string, ExoSeries>& exo,

@@ -1,7 +1,7 @@
 #pragma once
 // Timestamps and bar spacings as text: ISO-8601 and epoch numbers in, ISO-8601
 // UTC out, and "1h"-style durations. All times are int64 nanoseconds since
-// 1970-01-01T00:00:00Z (the bar-grid unit, SPEC §1).
+// 1970-01-01T00:00:00Z (the bar-grid unit, docs/data-format.md).
 
 #include <cstdint>
 #include <optional>

@@ -1,5 +1,5 @@
 #pragma once
-// The hoisting driver (SPEC §1, §6): every distinct (op, input, window) series
+// The hoisting driver (docs/kernels.md, docs/sweep.md): every distinct (op, input, window) series
 // a sweep needs is computed once, for every symbol and bar, into one device
 // View [n_series][n_sym][n_bars] that the sweep kernels read. The View is
 // allocated once, in the constructor; compute() may run again on new inputs of

@@ -1,6 +1,6 @@
 #pragma once
 // What the fold kernels are asked to compute: one windowed series per
-// (op, input, window), hoisted out of the per-combo sweep (SPEC §1, §6).
+// (op, input, window), hoisted out of the per-combo sweep (docs/kernels.md, docs/sweep.md).
 // Plain data, host only; the kernels see a device copy (FoldTask).
 
 #include <kbt/lang/op_table.hpp>

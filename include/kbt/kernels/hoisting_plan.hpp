@@ -2,7 +2,7 @@
 // From a compiled Program (kbt/lang/program.hpp) to fold requests: every
 // hoisted series (Program::hoisted) x every distinct window value it takes over
 // the grid (hoisted_window_values) becomes one FoldRequest, computed once by a
-// FoldHoister and read by every combo (SPEC §1 hoisting).
+// FoldHoister and read by every combo (docs/kernels.md).
 //
 // The fold input View holds the param-free registers the hoisted ops read
 // (`input_registers`, in order). Such an input may itself be a hoisted series

@@ -1,5 +1,5 @@
 #pragma once
-// Syntax tree of one strategy expression (SPEC §3), as produced by the parser.
+// Syntax tree of one strategy expression (docs/language.md), as produced by the parser.
 // Every node keeps the byte offset of its first character in the source text so
 // that later errors (unknown names, types) can point at line and column.
 

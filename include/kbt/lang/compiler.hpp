@@ -1,5 +1,5 @@
 #pragma once
-// Compiles strategy expressions (SPEC §3) to a Program: name resolution, type
+// Compiles strategy expressions (docs/language.md) to a Program: name resolution, type
 // checking, hash-consed SSA lowering, scan tapes, dead-code removal and the list
 // of hoistable series. All errors are kbt::Error(ErrorCategory::language) naming
 // file:line:col, except size limits (ErrorCategory::limit).

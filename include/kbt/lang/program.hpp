@@ -90,7 +90,7 @@ struct ScanProgram {
 };
 
 // A windowed series op whose input does not depend on any param: computed once
-// per distinct window value and shared by every combo (SPEC §6 hoisting).
+// per distinct window value and shared by every combo (docs/sweep.md hoisting).
 struct HoistedSeries {
   std::int32_t reg = -1;  // the register it fills
   OpCode op = OpCode::rolling_mean;

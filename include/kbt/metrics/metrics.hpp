@@ -1,5 +1,5 @@
 #pragma once
-// The 21 performance metrics of SPEC §5, in their fixed, documented order.
+// The 21 performance metrics of docs/metrics.md, in their fixed, documented order.
 // Every engine (reference, Kokkos kernels) fills all of them.
 
 #include <array>

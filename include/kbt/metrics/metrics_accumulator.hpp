@@ -1,5 +1,5 @@
 #pragma once
-// The 21 metrics of SPEC §5 as a single forward pass (docs/metrics.md).
+// The 21 metrics of docs/metrics.md as a single forward pass (docs/metrics.md).
 //
 // The simulator feeds it, in this order per window bar: add_fill / add_trade /
 // add_funding as the events happen, then add_bar(equity at the close). finish()

@@ -1,5 +1,5 @@
 #pragma once
-// The results of a sweep and how they are written (SPEC §8, docs/results.md).
+// The results of a sweep and how they are written (docs/results.md, docs/results.md).
 
 #include <kbt/config/run_config.hpp>
 #include <kbt/metrics/metrics.hpp>

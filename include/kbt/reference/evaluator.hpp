@@ -1,5 +1,5 @@
 #pragma once
-// The reference evaluator (SPEC §1): a deliberately simple, sequential, host,
+// The reference evaluator (docs/testing.md): a deliberately simple, sequential, host,
 // double-precision interpreter of a compiled Program, one combo at a time. Each
 // instruction is evaluated over whole columns (all symbols x all bars) with plain
 // loops, exactly as docs/language.md defines every op. It is the source of truth
@@ -61,7 +61,7 @@ std::vector<std::vector<double>> evaluate_registers_reference(const Program& pro
                                                               const BarData& data,
                                                               const double* param_values);
 
-// The base bars of a higher timeframe (SPEC §2 MTF): htf bar j covers base bars
+// The base bars of a higher timeframe (docs/language.md "htf"): htf bar j covers base bars
 // [begin[j], end[j]); visible[b] is the htf bar exposed at base bar b (the last
 // completed one) or -1 when none is complete yet.
 struct TimeframeGrid {

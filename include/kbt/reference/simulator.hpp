@@ -1,5 +1,5 @@
 #pragma once
-// The reference portfolio simulator (SPEC §4): plain sequential host code, the
+// The reference portfolio simulator (docs/semantics.md): plain sequential host code, the
 // source of truth every sweep kernel must reproduce bit for bit in fp64.
 // The exact semantics are in docs/semantics.md, the metrics in docs/metrics.md.
 

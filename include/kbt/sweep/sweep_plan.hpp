@@ -1,5 +1,5 @@
 #pragma once
-// Host-side preparation of a Kokkos sweep (SPEC §6): which register of the
+// Host-side preparation of a Kokkos sweep (docs/sweep.md): which register of the
 // compiled Program lives where during the sweep kernel.
 //
 //   scalar        one value per combo, evaluated in-thread before the bar loop

@@ -1,5 +1,5 @@
 #pragma once
-// The verification stage (SPEC §7, docs/verify.md): the top-N candidates of a
+// The verification stage (docs/verify.md, docs/verify.md): the top-N candidates of a
 // sweep re-run one by one through the reference engine in fp64, in parallel on
 // host threads, optionally on another scoring window and objective. The result
 // never depends on the thread count: every candidate is simulated on its own

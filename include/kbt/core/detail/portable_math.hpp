@@ -3,7 +3,7 @@
 // bit manipulation), so that the host reference engine and every Kokkos
 // execution space (Serial, OpenMP, CUDA) compute the same bits. Vendor libms
 // (glibc, CUDA's libdevice) are each accurate to about half an ulp but round
-// differently in the last bit; kbt's fp64 bit-parity rule (SPEC §5, §6) forbids
+// differently in the last bit; kbt's fp64 bit-parity rule (docs/metrics.md, docs/sweep.md) forbids
 // that.
 //
 // Algorithms: the fdlibm ones (Sun Microsystems, also used by musl before 2018

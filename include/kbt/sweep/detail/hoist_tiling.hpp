@@ -1,5 +1,5 @@
 #pragma once
-// Memory-aware hoisting (SPEC §6): when the hoisted series of a grid do not all
+// Memory-aware hoisting (docs/sweep.md): when the hoisted series of a grid do not all
 // fit the memory budget, the grid is cut into tiles of window values. A tile
 // takes, for every hoisted register, a contiguous range of its distinct window
 // values; its series are computed, the combos whose windows all fall in the

@@ -1,6 +1,6 @@
 #pragma once
 // The hoisted series of a sweep, computed by the fold kernels on the sweep's own
-// execution space, straight into the View the sweep kernel reads (SPEC §1, §6).
+// execution space, straight into the View the sweep kernel reads (docs/kernels.md, docs/sweep.md).
 //
 // Set up once per run: the fold stages' inputs are uploaded and the row View
 // [max_rows][n_symbols * n_bars] is allocated. compute(tile) then fills the rows
