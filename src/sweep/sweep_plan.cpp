@@ -178,7 +178,7 @@ SweepPlan make_sweep_plan(const Program& p, const BarData& bars) {
     switch (i.op) {
       case OpCode::lag: case OpCode::roc: cap = w + 1; break;
       case OpCode::ema: state = 2; break;                  // seeded, e
-      case OpCode::rsi: cap = 2 + 2 * w, state = 4; break;  // x[t-1..t], gains, losses; run, seeded, s_gain, s_loss
+      case OpCode::rsi: state = 7; break;                  // x[t-1], run, seeded, gain sum/avg, loss sum/avg
       default: cap = w; break;
     }
     if (cap > 0) {

@@ -16,27 +16,33 @@
 namespace kbt::kernels {
 
 // ema(x, span): alpha = 2 / (span + 1); e = x at the first non-NaN bar, then
-// e = alpha * x[t] + (1 - alpha) * e.
+// e = alpha * x[t] + (1 - alpha) * e. One bar at a time, so that the fold
+// kernels (ema_series) and the sweep kernel's streamed path share it.
 template <class Real>
-KOKKOS_INLINE_FUNCTION void ema_series(const Real* x, Real* out, int n, int span) {
-  const Real alpha = Real(2) / (static_cast<Real>(span) + Real(1));
-  const Real keep = Real(1) - alpha;
+struct EmaState {
   bool seeded = false;
   Real e = Real(0);
-  for (int t = 0; t < n; ++t) {
-    const Real v = x[t];
-    if (kbt::math::isnan(v)) {
-      out[t] = kbt::math::quiet_nan<Real>();
-      continue;
-    }
+
+  KOKKOS_INLINE_FUNCTION static Real alpha(int span) { return Real(2) / (static_cast<Real>(span) + Real(1)); }
+
+  // The output at a bar with input v.
+  KOKKOS_INLINE_FUNCTION Real step(Real v, Real alpha) {
+    if (kbt::math::isnan(v)) return kbt::math::quiet_nan<Real>();
     if (seeded) {
-      e = alpha * v + keep * e;
+      e = alpha * v + (Real(1) - alpha) * e;
     } else {
       e = v;
       seeded = true;
     }
-    out[t] = e;
+    return e;
   }
+};
+
+template <class Real>
+KOKKOS_INLINE_FUNCTION void ema_series(const Real* x, Real* out, int n, int span) {
+  const Real alpha = EmaState<Real>::alpha(span);
+  EmaState<Real> state;
+  for (int t = 0; t < n; ++t) out[t] = state.step(x[t], alpha);
 }
 
 // Wilder smoothing shared by rsi and atr, over a series of samples where
@@ -75,39 +81,36 @@ struct WilderAverage {
   }
 };
 
-// NaN-propagating max(a, b) of the language (a tie returns b).
-template <class Real>
-KOKKOS_INLINE_FUNCTION Real language_max(Real a, Real b) {
-  if (kbt::math::isnan(a) || kbt::math::isnan(b)) return kbt::math::quiet_nan<Real>();
-  return a > b ? a : b;
-}
-
 // rsi(x, w), Wilder: d = x[t] - x[t-1] (invalid at t = 0 and when either is
 // NaN); gain = d > 0 ? d : 0 and loss = d < 0 ? -d : 0 are Wilder-averaged
 // together; rsi = 100 - 100 / (1 + avg_gain / avg_loss), or, when
-// avg_loss = 0, 100 (50 when avg_gain = 0 too: a flat window).
+// avg_loss = 0, 100 (50 when avg_gain = 0 too: a flat window). The two
+// averages are fed and skipped together, so they share one run and seed.
 template <class Real>
-KOKKOS_INLINE_FUNCTION void rsi_series(const Real* x, Real* out, int n, int w) {
-  WilderAverage<Real> gains(w);
-  WilderAverage<Real> losses(w);
-  for (int t = 0; t < n; ++t) {
-    const Real d = t == 0 ? kbt::math::quiet_nan<Real>() : x[t] - x[t - 1];
+struct RsiState {
+  WilderAverage<Real> gains, losses;
+
+  KOKKOS_INLINE_FUNCTION explicit RsiState(int w) : gains(w), losses(w) {}
+
+  // The output at a bar whose difference to the previous bar is d.
+  KOKKOS_INLINE_FUNCTION Real step(Real d) {
     if (kbt::math::isnan(d)) {
       gains.skip();
       losses.skip();
-      out[t] = kbt::math::quiet_nan<Real>();
-      continue;
+      return kbt::math::quiet_nan<Real>();
     }
     const bool ready = gains.add(d > Real(0) ? d : Real(0));
     losses.add(d < Real(0) ? -d : Real(0));
-    if (!ready) {
-      out[t] = kbt::math::quiet_nan<Real>();
-    } else if (losses.avg == Real(0)) {
-      out[t] = gains.avg == Real(0) ? Real(50) : Real(100);
-    } else {
-      out[t] = Real(100) - Real(100) / (Real(1) + gains.avg / losses.avg);
-    }
+    if (!ready) return kbt::math::quiet_nan<Real>();
+    if (losses.avg == Real(0)) return gains.avg == Real(0) ? Real(50) : Real(100);
+    return Real(100) - Real(100) / (Real(1) + gains.avg / losses.avg);
   }
+};
+
+template <class Real>
+KOKKOS_INLINE_FUNCTION void rsi_series(const Real* x, Real* out, int n, int w) {
+  RsiState<Real> state(w);
+  for (int t = 0; t < n; ++t) out[t] = state.step(t == 0 ? kbt::math::quiet_nan<Real>() : x[t] - x[t - 1]);
 }
 
 // atr(w), Wilder: true range tr = max(high - low, |high - close[t-1]|,
@@ -121,8 +124,8 @@ KOKKOS_INLINE_FUNCTION void atr_series(const Real* high, const Real* low, const 
     Real tr = kbt::math::quiet_nan<Real>();
     if (t > 0) {
       const Real prev = close[t - 1];
-      tr = language_max(language_max(high[t] - low[t], kbt::math::fabs(high[t] - prev)),
-                        kbt::math::fabs(low[t] - prev));
+      tr = kbt::ops::max<Real>(kbt::ops::max<Real>(high[t] - low[t], kbt::math::fabs(high[t] - prev)),
+                             kbt::math::fabs(low[t] - prev));
     }
     if (kbt::math::isnan(tr)) {
       ranges.skip();

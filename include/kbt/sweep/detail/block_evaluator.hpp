@@ -12,6 +12,8 @@
 // the execution space and the real type.
 
 #include <kbt/core/detail/scalar_math.hpp>
+#include <kbt/kernels/detail/recursive_ops.hpp>
+#include <kbt/kernels/detail/window_ops.hpp>
 #include <kbt/lang/program.hpp>
 #include <kbt/lang/scalar_ops.hpp>
 #include <kbt/simulation/portfolio_step.hpp>
@@ -153,126 +155,71 @@ struct BlockEvaluator {
   }
 
   // ---- windowed ops over a per-thread ring buffer ----------------------------
-
-  KOKKOS_INLINE_FUNCTION Real ring_at(int i, int base, int cap, int t) const { return ring(i, base + t % cap); }
-
-  // x[t-w+1] + ... + x[t], left to right; NaN when any term is NaN.
-  KOKKOS_INLINE_FUNCTION Real window_sum(int i, int base, int cap, int t, int w) const {
-    Real s = ring_at(i, base, cap, t + 1 - w);
-    if (math::isnan(s)) return ops::nan<Real>();
-    for (int j = t + 2 - w; j <= t; ++j) {
-      const Real x = ring_at(i, base, cap, j);
-      if (math::isnan(x)) return ops::nan<Real>();
-      s += x;
-    }
-    return s;
-  }
-  KOKKOS_INLINE_FUNCTION Real window_std(int i, int base, int cap, int t, int w, Real mean) const {
-    Real d = ring_at(i, base, cap, t + 1 - w) - mean;
-    Real ss = d * d;
-    for (int j = t + 2 - w; j <= t; ++j) {
-      d = ring_at(i, base, cap, j) - mean;
-      ss += d * d;
-    }
-    return math::sqrt(ss / Real(w - 1));
-  }
+  // The last `cap` values of an input, bar t at slot t % cap; read through the
+  // same op definitions as the fold kernels (kernels/detail/window_ops.hpp,
+  // recursive_ops.hpp), so that a streamed op and a hoisted one give the same
+  // bits.
+  struct RingRow {
+    Real* p;
+    long step;
+    int cap;
+    KOKKOS_FORCEINLINE_FUNCTION Real& operator[](int t) const { return p[(t % cap) * step]; }
+  };
 
   KOKKOS_INLINE_FUNCTION Real windowed(int i, int r, const Instr& ins, int s, int t, int b) const {
-    const Real nan = ops::nan<Real>();
     const int w = window_of(i, ins);
     const Real x = value(i, ins.a, s, t, b);
-    const int cap = ring_capacity(r);
-    const int base = ring_offset(r) + s * cap;
-    if (ins.op == OpCode::ema) {
-      const int st = state_offset(r) + 2 * s;
-      if (math::isnan(x)) return nan;
-      if (state(i, st) == Real(0)) {
-        state(i, st) = Real(1);
-        state(i, st + 1) = x;
-      } else {
-        const Real alpha = Real(2) / (Real(w) + Real(1));
-        const Real keep = Real(1) - alpha;
-        state(i, st + 1) = alpha * x + keep * state(i, st + 1);
-      }
-      return state(i, st + 1);
-    }
+    if (ins.op == OpCode::ema) return ema_step(i, r, x, w, s);
     if (ins.op == OpCode::rsi) return rsi_step(i, r, x, w, s, t);
-    ring(i, base + t % cap) = x;
+    const int cap = ring_capacity(r);
+    const RingRow row{&ring(i, ring_offset(r) + s * cap), long(ring.stride(1)), cap};
+    row[t] = x;
     switch (ins.op) {
-      case OpCode::lag: return t >= w ? ring_at(i, base, cap, t - w) : nan;
-      case OpCode::roc: {
-        if (t < w) return nan;
-        const Real old = ring_at(i, base, cap, t - w);
-        return ops::div<Real>(x - old, old);
-      }
-      case OpCode::rolling_sum:
-        return t >= w - 1 ? window_sum(i, base, cap, t, w) : nan;
-      case OpCode::rolling_mean:
-        return t >= w - 1 ? window_sum(i, base, cap, t, w) / Real(w) : nan;
-      case OpCode::rolling_std: {
-        if (t < w - 1) return nan;
-        const Real mean = window_sum(i, base, cap, t, w) / Real(w);
-        return math::isnan(mean) ? nan : window_std(i, base, cap, t, w, mean);
-      }
-      case OpCode::zscore: {
-        if (t < w - 1) return nan;
-        const Real mean = window_sum(i, base, cap, t, w) / Real(w);
-        if (math::isnan(mean)) return nan;
-        const Real sd = window_std(i, base, cap, t, w, mean);
-        return ops::div<Real>(x - mean, sd);
-      }
-      case OpCode::rolling_min:
-      case OpCode::rolling_max: {
-        if (t < w - 1) return nan;
-        const bool is_min = ins.op == OpCode::rolling_min;
-        Real m = ring_at(i, base, cap, t + 1 - w);
-        for (int j = t + 1 - w; j <= t && !math::isnan(m); ++j) {
-          const Real v = ring_at(i, base, cap, j);
-          m = math::isnan(v) ? nan : (is_min ? (v < m ? v : m) : (v > m ? v : m));
-        }
-        return m;
-      }
-      default: return nan;
+      case OpCode::lag: return kernels::lag_at(row, t, w);
+      case OpCode::roc: return kernels::roc_at(row, t, w);
+      case OpCode::rolling_sum: return kernels::rolling_sum_at(row, t, w);
+      case OpCode::rolling_mean: return kernels::rolling_mean_at(row, t, w);
+      case OpCode::rolling_std: return kernels::rolling_std_at(row, t, w);
+      case OpCode::zscore: return kernels::zscore_at(row, t, w);
+      case OpCode::rolling_min: return kernels::rolling_min_at(row, t, w);
+      case OpCode::rolling_max: return kernels::rolling_max_at(row, t, w);
+      default: return ops::nan<Real>();
     }
   }
 
-  // Wilder RSI (reference::rsi): gains/losses of x, seeded by the plain mean of
-  // the first w consecutive valid values, then smoothed.
+  // ema: per symbol the state row holds {seeded, e} (kernels::EmaState).
+  KOKKOS_INLINE_FUNCTION Real ema_step(int i, int r, Real x, int w, int s) const {
+    const int st = state_offset(r) + 2 * s;
+    kernels::EmaState<Real> e;
+    e.seeded = state(i, st) != Real(0);
+    e.e = state(i, st + 1);
+    const Real y = e.step(x, kernels::EmaState<Real>::alpha(w));
+    state(i, st) = e.seeded ? Real(1) : Real(0);
+    state(i, st + 1) = e.e;
+    return y;
+  }
+
+  // Wilder RSI (kernels::RsiState): per symbol the state row holds {x[t-1],
+  // run, seeded, gain sum, gain average, loss sum, loss average}; the two
+  // averages share their run and seed.
   KOKKOS_INLINE_FUNCTION Real rsi_step(int i, int r, Real x, int w, int s, int t) const {
-    const Real nan = ops::nan<Real>();
-    const int cap = ring_capacity(r);
-    const int wcap = (cap - 2) / 2;
-    const int xb = ring_offset(r) + s * cap, gb = xb + 2, lb = gb + wcap;
-    const int st = state_offset(r) + 4 * s;  // run, seeded, s_gain, s_loss
-    ring(i, xb + t % 2) = x;
-    Real gain = nan, loss = nan;
-    if (t >= 1) {
-      const Real d = x - ring(i, xb + (t - 1) % 2);
-      if (!math::isnan(d)) {
-        gain = d > Real(0) ? d : Real(0);
-        loss = d < Real(0) ? -d : Real(0);
-      }
-    }
-    ring(i, gb + t % wcap) = gain;
-    ring(i, lb + t % wcap) = loss;
-    if (math::isnan(gain) || math::isnan(loss)) {
-      state(i, st) = Real(0);
-      return nan;
-    }
-    const Real wd = Real(w);
-    if (state(i, st + 1) == Real(0)) {
-      state(i, st) += Real(1);
-      if (state(i, st) < wd) return nan;
-      state(i, st + 2) = window_sum(i, gb, wcap, t, w) / wd;
-      state(i, st + 3) = window_sum(i, lb, wcap, t, w) / wd;
-      state(i, st + 1) = Real(1);
-    } else {
-      state(i, st + 2) = (state(i, st + 2) * (wd - Real(1)) + gain) / wd;
-      state(i, st + 3) = (state(i, st + 3) * (wd - Real(1)) + loss) / wd;
-    }
-    const Real avg_gain = state(i, st + 2), avg_loss = state(i, st + 3);
-    if (avg_loss == Real(0)) return avg_gain == Real(0) ? Real(50) : Real(100);
-    return Real(100) - Real(100) / (Real(1) + avg_gain / avg_loss);
+    const int st = state_offset(r) + 7 * s;
+    kernels::RsiState<Real> q(w);
+    q.gains.run = q.losses.run = int(state(i, st + 1));
+    q.gains.seeded = q.losses.seeded = state(i, st + 2) != Real(0);
+    q.gains.sum = state(i, st + 3);
+    q.gains.avg = state(i, st + 4);
+    q.losses.sum = state(i, st + 5);
+    q.losses.avg = state(i, st + 6);
+    const Real y = q.step(t == 0 ? ops::nan<Real>() : x - state(i, st));
+    state(i, st) = x;
+    state(i, st + 1) = Real(q.gains.run);
+    state(i, st + 2) = q.gains.seeded ? Real(1) : Real(0);
+    state(i, st + 3) = q.gains.sum;
+    state(i, st + 4) = q.gains.avg;
+    state(i, st + 5) = q.losses.sum;
+    state(i, st + 6) = q.losses.avg;
+    return y;
   }
 
   // ---- cross-sectional ops (reference::cs_*) --------------------------------
