@@ -58,9 +58,12 @@ set(KBT_HEADERS
   kbt/sweep/detail/sweep_functor.hpp
   kbt/sweep/device_top_k.hpp
   kbt/sweep/kernel_sweep_options.hpp
+  kbt/sweep/prepared_sweep.hpp
   kbt/sweep/progress.hpp
   kbt/sweep/run_sweep.hpp
   kbt/sweep/space_sweep.hpp
+  kbt/sweep/sweep_driver.hpp
+  kbt/sweep/sweep_engine.hpp
   kbt/sweep/sweep_kernel.hpp
   kbt/sweep/sweep_plan.hpp
   kbt/sweep/top_k.hpp

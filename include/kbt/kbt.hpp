@@ -43,9 +43,12 @@
 #include <kbt/sweep/backtest.hpp>
 #include <kbt/sweep/device_top_k.hpp>
 #include <kbt/sweep/kernel_sweep_options.hpp>
+#include <kbt/sweep/prepared_sweep.hpp>
 #include <kbt/sweep/progress.hpp>
 #include <kbt/sweep/run_sweep.hpp>
 #include <kbt/sweep/space_sweep.hpp>
+#include <kbt/sweep/sweep_driver.hpp>
+#include <kbt/sweep/sweep_engine.hpp>
 #include <kbt/sweep/sweep_kernel.hpp>
 #include <kbt/sweep/sweep_plan.hpp>
 #include <kbt/sweep/top_k.hpp>

@@ -2,6 +2,8 @@
 
 #include <kbt/calibration/calibration.hpp>
 #include <kbt/calibration/calibration_workloads.hpp>
+
+#include <kbt/sweep/prepared_sweep.hpp>
 #include <kbt/config/config_loader.hpp>
 #include <kbt/data/data_io.hpp>
 #include <kbt/core/error.hpp>
@@ -108,14 +110,12 @@ CalibrationWorkload make_calibration_workload(const std::string& name, std::size
   o.n_bars = n_bars;
   o.seed = 7;
   w.bars = synth_bars(o);
-  w.program = compile_strategy(w.config.strategy, schema_of(w.bars));
+  PreparedSweep sweep = prepare_sweep(w.config, w.bars);
+  w.program = std::move(sweep.program);
   w.sim = w.config.simulation;
-  w.resolved = resolve_simulation(w.sim, w.bars);
-  const ParamGrid grid(w.config.strategy.params);
-  const auto ids = filter_combos(grid, [&](const double* v) { return constraints_hold(w.program, v); });
-  w.grid_combos = ids.size();
-  w.grid.resize(ids.size() * grid.n_params());
-  for (std::size_t i = 0; i < ids.size(); ++i) grid.combo_values(ids[i], &w.grid[i * grid.n_params()]);
+  w.resolved = std::move(sweep.sim);
+  w.grid_combos = sweep.n_combos();
+  w.grid = std::move(sweep.params);
   w.complexity = strategy_complexity(w.program, w.bars.n_symbols(), w.sim).work;
   return w;
 }

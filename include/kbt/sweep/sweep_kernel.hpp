@@ -63,6 +63,9 @@ class KernelSweepRunner {
   virtual std::size_t hoist_tiles() const = 0;
   // Whether rows in grid order revisit tiles (HoistTiling::recomputes_along_rows).
   virtual bool hoist_recomputes_along_rows() const = 0;
+  // The scoring window of later run() calls (initially the resolved
+  // simulation's); indicators still warm up on all bars before it.
+  virtual void set_scoring_window(const ScoringWindow& window) = 0;
 };
 
 // The memory a sweep on ExecSpace may use when the config does not say: on a
@@ -221,6 +224,15 @@ class KernelSweeper final : public KernelSweepRunner {
     Kokkos::parallel_for("kbt::evaluate", Kokkos::RangePolicy<ExecSpace>(exec_, 0, 1), f);
     exec_.fence();
     return f.emitted;
+  }
+
+  void set_scoring_window(const ScoringWindow& window) override {
+    if (!(window.begin < window.end && window.end <= plan_.n_bars))
+      throw Error(ErrorCategory::internal, "scoring window [" + std::to_string(window.begin) + ", " +
+                                               std::to_string(window.end) + ") is not inside the data's " +
+                                               std::to_string(plan_.n_bars) + " bars");
+    functor_.portfolio.rules.window_begin = static_cast<int>(window.begin);
+    functor_.portfolio.rules.window_end = static_cast<int>(window.end);
   }
 
   std::size_t hoist_rows() const override { return rows_; }

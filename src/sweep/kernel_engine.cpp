@@ -1,0 +1,99 @@
+// The sweep kernel as a SweepEngine: plan and runner made once, each run()
+// moves only its combos; one kernel pass per scoring window.
+
+#include <kbt/sweep/sweep_engine.hpp>
+
+#include <kbt/core/error.hpp>
+#include <kbt/metrics/metrics.hpp>
+#include <kbt/sweep/sweep_kernel.hpp>
+#include <kbt/sweep/sweep_plan.hpp>
+
+#include <chrono>
+#include <memory>
+
+namespace kbt {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+class KernelEngine final : public SweepEngine {
+ public:
+  KernelEngine(const PreparedSweep& sweep, const BarData& bars, const std::string& device, bool fp32,
+               const KernelSweepOptions& options, KernelEngineFacts* facts)
+      : sweep_(sweep), bars_(bars), device_(device) {
+    auto t = std::chrono::steady_clock::now();
+    plan_ = make_sweep_plan(sweep.program, bars);
+    KernelEngineFacts f;
+    f.seconds_plan = seconds_since(t);
+    f.hoisted_series = plan_.n_hoisted_series();
+    f.materialized_series = plan_.materialized.size();
+    f.series_bytes = plan_.series_bytes(fp32 ? 4 : 8);
+    t = std::chrono::steady_clock::now();
+    if (sweep.n_combos() > 0) {
+      runner_ = make_kernel_sweep_runner(device, fp32, sweep.program, plan_, bars, sweep.sim, options);
+      f.hoist_rows_resident = runner_->hoist_rows();
+      f.hoist_tiles = runner_->hoist_tiles();
+      f.hoist_recomputes_along_rows = runner_->hoist_recomputes_along_rows();
+    }
+    f.seconds_setup = seconds_since(t);
+    if (facts) *facts = f;
+  }
+
+  const std::string& device() const override { return device_; }
+  std::string top_k_selected_on() const override { return device_; }
+
+  EngineOutput run(std::size_t begin, std::size_t end, const std::vector<ScoringWindow>& windows,
+                   const EngineTopK& top_k) override {
+    if (begin > end || end > sweep_.n_combos())
+      throw Error(ErrorCategory::internal, "kernel engine: combo range out of bounds");
+    check_scoring_windows(windows, bars_.n_bars());
+    EngineOutput out;
+    const std::size_t count = end - begin;
+    const std::vector<ScoringWindow> all = windows.empty() ? std::vector<ScoringWindow>{sweep_.sim.window} : windows;
+    if (count == 0) {
+      out.top_k.resize(all.size());
+      return out;
+    }
+    const std::vector<double> params(sweep_.params_of(begin), sweep_.params_of(begin) + count * sweep_.n_params());
+    KernelTopKRequest request;
+    request.objective = top_k.objective;
+    request.k = top_k.k;
+    request.combo_ids.assign(sweep_.combo_ids.begin() + static_cast<std::ptrdiff_t>(begin),
+                             sweep_.combo_ids.begin() + static_cast<std::ptrdiff_t>(end));
+    for (const ScoringWindow& w : all) {
+      runner_->set_scoring_window(w);
+      KernelSweepOutput k = runner_->run(params, request);
+      if (k.metrics.size() != count * n_metrics)
+        throw Error(ErrorCategory::internal, "sweep kernel returned the wrong number of combos");
+      out.metrics.insert(out.metrics.end(), k.metrics.begin(), k.metrics.end());
+      out.top_k.push_back(top_k.k ? k.top_k : std::vector<std::size_t>{});
+      out.phases.upload += k.seconds_upload;
+      out.phases.fold_kernels += k.seconds_hoist;
+      out.phases.kernel += k.seconds_kernel;
+      out.phases.top_k += k.seconds_topk;
+      out.phases.download += k.seconds_download;
+      out.phases.hoist_tiles_computed += k.hoist_tiles;
+      out.phases.kernel_bytes = std::max(out.phases.kernel_bytes, k.kernel_bytes);
+    }
+    return out;
+  }
+
+ private:
+  const PreparedSweep& sweep_;
+  const BarData& bars_;
+  std::string device_;
+  SweepPlan plan_;  // read by the runner: declared before it, destroyed after it
+  std::unique_ptr<KernelSweepRunner> runner_;
+};
+
+}  // namespace
+
+std::unique_ptr<SweepEngine> make_kernel_engine(const PreparedSweep& sweep, const BarData& bars,
+                                                const std::string& device, bool fp32,
+                                                const KernelSweepOptions& options, KernelEngineFacts* facts) {
+  return std::make_unique<KernelEngine>(sweep, bars, device, fp32, options, facts);
+}
+
+}  // namespace kbt
