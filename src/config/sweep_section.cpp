@@ -1,0 +1,60 @@
+// The `sweep` section: device, precision, objective, top_k and the limits.
+
+#include "config/loader.hpp"
+
+#include <kbt/metrics/metrics.hpp>
+
+#include "config/number_text.hpp"
+
+namespace kbt::detail {
+
+namespace {
+
+const std::vector<std::string> sweep_keys = {"device", "precision", "objective", "top_k", "memory_budget_mb",
+                                             "max_combos", "checkpoint_combos"};
+const std::vector<std::string> objective_keys = {"metric", "direction", "min_trades"};
+
+}  // namespace
+
+void Loader::sweep(const YamlEntry& e) {
+  if (e.value.IsNull()) return;
+  SweepSettings& s = cfg_.sweep;
+  for (const auto& item : doc_.entries(e, "sweep", sweep_keys)) {
+    const std::string what = "sweep." + item.name;
+    note(item, what);
+    const std::string& k = item.name;
+    if (k == "device") s.device = choice(item, what, {"auto", "reference", "serial", "openmp", "cuda"});
+    else if (k == "precision") s.precision = choice(item, what, {"fp64", "fp32"});
+    else if (k == "objective") objective(item);
+    else if (k == "top_k") s.top_k = integer(item, what, 1);
+    else if (k == "memory_budget_mb") s.memory_budget_mb = optional_number(item, what, Bound::positive);
+    else if (k == "max_combos") s.max_combos = static_cast<std::uint64_t>(integer(item, what, 1));
+    else if (k == "checkpoint_combos") {
+      if (item.value.IsScalar() && item.value.Scalar() == "auto") {
+        s.checkpoint_combos = 0;
+      } else {
+        const auto v = item.value.IsScalar() ? detail::parse_integer(item.value.Scalar()) : std::nullopt;
+        if (!v || *v < 1) bad(item, what, "auto or an integer >= 1");
+        s.checkpoint_combos = static_cast<std::uint64_t>(*v);
+      }
+    }
+  }
+}
+
+void Loader::objective(const YamlEntry& e) {
+  Objective& o = cfg_.sweep.objective;
+  std::vector<std::string> metrics(metric_names().begin(), metric_names().end());
+  if (e.value.IsScalar()) {  // shorthand: `objective: sharpe`
+    o.metric = choice(e, "sweep.objective", metrics);
+    return;
+  }
+  for (const auto& item : doc_.entries(e, "sweep.objective", objective_keys)) {
+    const std::string what = "sweep.objective." + item.name;
+    note(item, what);
+    if (item.name == "metric") o.metric = choice(item, what, metrics);
+    else if (item.name == "direction") o.maximize = choice(item, what, {"max", "min"}) == "max";
+    else if (item.name == "min_trades") o.min_trades = number(item, what, Bound::non_negative);
+  }
+}
+
+}  // namespace kbt::detail
