@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 struct Compound {
   Kokkos::View<double*> out;
@@ -82,5 +83,18 @@ sweep: {objective: {metric: sharpe, direction: max}, top_k: 3}
   std::printf("kbt downstream sweep: combos=%zu top=%zu agree=%s\n", static_cast<std::size_t>(metrics.extent(0)),
               static_cast<std::size_t>(top.extent(0)), agree ? "yes" : "no");
   if (!agree) return 1;
-  return 0;
+
+  // The engine seam: half of the combos on a second scoring window, on the
+  // first enabled space, against the reference engine's bits.
+  const kbt::PreparedSweep sweep = kbt::prepare_sweep(config, bars);
+  const std::size_t half = sweep.n_combos() / 2;
+  const std::vector<kbt::ScoringWindow> windows = {{0, bars.n_bars()}, {200, bars.n_bars()}};
+  const kbt::EngineTopK best{config.sweep.objective, 2};
+  const auto on_space = kbt::make_kernel_engine(sweep, bars, kbt::enabled_execution_spaces().front().name, false)
+                            ->run(0, half, windows, best);
+  const auto on_reference = kbt::make_reference_engine(sweep, bars)->run(0, half, windows, best);
+  const bool engines_agree = half > 0 && on_space.metrics == on_reference.metrics && on_space.top_k == on_reference.top_k;
+  std::printf("kbt downstream engines: combos=%zu windows=%zu agree=%s\n", half, windows.size(),
+              engines_agree ? "yes" : "no");
+  return engines_agree ? 0 : 1;
 }

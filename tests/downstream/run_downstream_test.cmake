@@ -42,3 +42,8 @@ set(_expected_sweep "kbt downstream sweep: combos=9 top=3 agree=yes")
 if(NOT step_output MATCHES "${_expected_sweep}")
   message(FATAL_ERROR "downstream output does not match '${_expected_sweep}':\n${step_output}")
 endif()
+# Half of the 9 combos through the engine interface on two windows, same bits as the reference.
+set(_expected_engines "kbt downstream engines: combos=4 windows=2 agree=yes")
+if(NOT step_output MATCHES "${_expected_engines}")
+  message(FATAL_ERROR "downstream output does not match '${_expected_engines}':\n${step_output}")
+endif()
