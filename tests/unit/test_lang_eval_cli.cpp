@@ -17,9 +17,15 @@ using namespace kbt::test;
 
 namespace {
 
+// A file of this test process, removed when it exits.
+struct ScratchFile {
+  std::string path;
+  ~ScratchFile() { std::remove(path.c_str()); }
+};
+
 // Two symbols, three hourly bars from 2021-01-01T00:00Z.
 std::string small_file() {
-  static const std::string path = [] {
+  static const ScratchFile file{[] {
     const std::string p = (std::filesystem::temp_directory_path() /
                            ("kbt_lang_eval_" + std::to_string(::getpid()) + ".h5")).string();
     const std::int64_t t0 = 1609459200LL * 1000000000LL;
@@ -32,8 +38,8 @@ std::string small_file() {
                           {t0, t0 + hour_ns, t0 + 2 * hour_ns});
     write_bars_hdf5(d, {}, p);
     return p;
-  }();
-  return path;
+  }()};
+  return file.path;
 }
 
 std::string read_text(const std::string& path) {

@@ -1,0 +1,223 @@
+// A `kbt run` killed with SIGKILL (and other signals), then --resume: the
+// results are bit-identical to an uninterrupted run (docs/results.md "Incomplete runs").
+
+#include "unit/test_resume_support.hpp"
+
+// ---- the CLI: a run killed with SIGKILL, then --resume ----
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <fcntl.h>
+#include <sys/wait.h>
+
+#include "support/cli_runner.hpp"
+
+namespace {
+
+// Starts `kbt args...` with stdout/stderr to `log`; returns its pid.
+pid_t spawn_kbt(const std::vector<std::string>& args, const std::string& log) {
+  std::vector<std::string> argv_s{KBT_CLI_PATH};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : argv_s) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) ::dup2(fd, 1), ::dup2(fd, 2);
+    ::execv(KBT_CLI_PATH, argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream f(p);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+TEST(ResumeCli, KilledRunIsMarkedIncompleteAndResumesToTheSameFile) {
+  const auto dir = scratch("cli");
+  const auto data = (dir / "synth.h5").string();
+  const auto synth = kbt::test::run_kbt("data synth --out " + data + " --symbols 1 --bars 50000 --freq 1h --seed 7");
+  ASSERT_EQ(synth.exit_code, 0) << synth.output;
+  const auto cfg = (dir / "cfg.yaml").string();
+  std::ofstream(cfg) << "data: synth.h5\nstrategy:\n  params:\n    fast: {range: [2, 40, 2]}\n"
+                        "    slow: {range: [10, 200, 10]}\n  constraints: [\"fast < slow\"]\n"
+                        "  signals:\n    f: ema(close, fast)\n    s: sma(close, slow)\n"
+                        "  position: where(f > s, 1, -1)\n"
+                        "simulation: {fee_bps: 5}\n"
+                        "sweep: {top_k: 25, checkpoint_combos: 8, objective: {metric: sharpe, min_trades: 5}}\n"
+                        "verify: {top_n: 10}\n";
+  const auto out = (dir / "r.h5").string(), ckpt = out + ".partial.h5", full = (dir / "full.h5").string();
+  const std::vector<std::string> args{"run", cfg, "--device", "reference", "--threads", "1", "--out", out};
+
+  const pid_t pid = spawn_kbt(args, (dir / "killed.log").string());
+  ASSERT_GT(pid, 0);
+  // Wait (bounded) for at least one committed chunk, then kill.
+  bool killed = false, exited = false;
+  std::uint64_t done_seen = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      exited = true;
+      break;
+    }
+    if (fs::exists(ckpt)) {
+      try {
+        done_seen = kbt::read_checkpoint_status(ckpt).combos_done;
+      } catch (const kbt::Error&) {
+        done_seen = 0;  // being written now
+      }
+      if (done_seen >= 8) {
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, &status, 0);
+        killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+        break;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  if (!killed && !exited) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+  }
+  ASSERT_FALSE(exited) << "the run finished before a checkpoint was seen: " << read_text(dir / "killed.log");
+  ASSERT_TRUE(killed) << "no checkpoint within 20 s: " << read_text(dir / "killed.log");
+
+  // The killed run left a checkpoint marked incomplete, and no results file.
+  EXPECT_FALSE(fs::exists(out));
+  ASSERT_TRUE(fs::exists(ckpt));
+  const auto status = kbt::read_checkpoint_status(ckpt);
+  EXPECT_GE(status.combos_done, 8u);
+  EXPECT_LT(status.combos_done, status.combos_total);
+  EXPECT_EQ(status.combos_done % 8, 0u);
+  for (const std::string cmd : {"show " + ckpt, "verify " + ckpt, "plot " + ckpt + " --x fast --y slow --out " + (dir / "p.png").string()}) {
+    const auto r = kbt::test::run_kbt(cmd);
+    EXPECT_NE(r.exit_code, 0) << cmd;
+    EXPECT_NE(r.output.find(ckpt + ": incomplete results"), std::string::npos) << cmd << "\n" << r.output;
+    EXPECT_NE(r.output.find("--resume"), std::string::npos) << cmd << "\n" << r.output;
+  }
+  // Without --resume the checkpoint is refused, and kept.
+  {
+    const auto r = kbt::test::run_kbt("run " + cfg + " --device reference --quiet --out " + out);
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("continue it with --resume, or delete it to start over"), std::string::npos) << r.output;
+    EXPECT_TRUE(fs::exists(ckpt));
+    EXPECT_EQ(kbt::read_checkpoint_status(ckpt).combos_done, status.combos_done);
+  }
+  // Resume on another device is refused.
+  {
+    const auto r = kbt::test::run_kbt("run " + cfg + " --device serial --quiet --resume --out " + out);
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("cannot resume"), std::string::npos) << r.output;
+  }
+  // --resume finishes the run: the results file, no checkpoint.
+  {
+    const auto r = kbt::test::run_kbt("run " + cfg + " --device reference --threads 2 --resume --profile --out " + out);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("resuming from " + ckpt), std::string::npos) << r.output;
+    EXPECT_TRUE(fs::exists(out));
+    EXPECT_FALSE(fs::exists(ckpt));
+  }
+  // --resume with nothing to resume.
+  {
+    const auto r = kbt::test::run_kbt("run " + cfg + " --device reference --quiet --resume --out " + out);
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("nothing to resume"), std::string::npos) << r.output;
+  }
+  // The same file as an uninterrupted run: params, metrics, top-K, verification.
+  {
+    const auto r = kbt::test::run_kbt("run " + cfg + " --device reference --threads 2 --quiet --out " + full);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  const auto a = kbt::read_results_hdf5(full), b = kbt::read_results_hdf5(out);
+  expect_same_results(a.results, b.results);
+  EXPECT_EQ(a.results.param_names, b.results.param_names);
+  ASSERT_TRUE(a.verification && b.verification);
+  const auto& va = *a.verification;
+  const auto& vb = *b.verification;
+  EXPECT_EQ(va.rows, vb.rows);
+  EXPECT_EQ(va.combo_ids, vb.combo_ids);
+  EXPECT_EQ(va.rank_before, vb.rank_before);
+  EXPECT_EQ(va.rank_after, vb.rank_after);
+  EXPECT_EQ(va.mismatch, vb.mismatch);
+  ASSERT_EQ(va.metrics.size(), vb.metrics.size());
+  for (std::size_t i = 0; i < va.metrics.size(); ++i) EXPECT_TRUE(same_bits(va.metrics[i], vb.metrics[i])) << i;
+  EXPECT_EQ(vb.n_mismatches(), 0u);
+  for (const auto& [k, v] : b.profile.numbers)
+    if (k == "resumed_combos") EXPECT_EQ(v, static_cast<double>(status.combos_done));
+  fs::remove_all(dir);
+}
+
+// ---- the progress line on a terminal ----
+
+namespace {
+
+// Runs `kbt args...` with stderr on a pseudo-terminal (stdout to /dev/null)
+// and returns what the terminal received.
+std::string run_kbt_on_terminal(const std::vector<std::string>& args) {
+  const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+  if (master < 0 || ::grantpt(master) != 0 || ::unlockpt(master) != 0) return "<no pty>";
+  const std::string slave_name = ::ptsname(master);
+  std::vector<std::string> argv_s{KBT_CLI_PATH};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : argv_s) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setsid();
+    const int slave = ::open(slave_name.c_str(), O_RDWR);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(slave, 2);
+    ::close(master);
+    ::execv(KBT_CLI_PATH, argv.data());
+    ::_exit(127);
+  }
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    const ssize_t k = ::read(master, buf, sizeof buf);
+    if (k > 0) out.append(buf, static_cast<std::size_t>(k));
+    else if (k < 0 && errno == EINTR) continue;
+    else break;  // EIO: the child closed the terminal
+  }
+  ::waitpid(pid, nullptr, 0);
+  ::close(master);
+  return out;
+}
+
+}  // namespace
+
+TEST(ResumeProgress, LineOnATerminalOnlyAndNotWithQuiet) {
+  const auto dir = scratch("tty");
+  const std::vector<std::string> base{"run", config_file("sma_cross.yaml"), "--device", "reference", "--no-verify"};
+  auto args = base;
+  args.insert(args.end(), {"--out", (dir / "a.h5").string()});
+  const std::string tty = run_kbt_on_terminal(args);
+  if (tty == "<no pty>") GTEST_SKIP() << "no pseudo-terminal on this machine";
+  // Before the first chunk and after it (174 combos: one auto chunk), each
+  // rewriting the line in place; a newline at the end.
+  EXPECT_NE(tty.find("\rkbt: 0 / 174 combos (0.0%), -- combos/s, ETA --\033[K"), std::string::npos) << tty;
+  const auto last = tty.find("\rkbt: 174 / 174 combos (100.0%), ");
+  ASSERT_NE(last, std::string::npos) << tty;
+  EXPECT_NE(tty.find("combos/s, ETA 0s\033[K\r\n", last), std::string::npos) << tty;  // the terminal maps \n to \r\n
+  // --quiet: nothing.
+  args = base;
+  args.insert(args.end(), {"--quiet", "--out", (dir / "b.h5").string()});
+  const std::string quiet = run_kbt_on_terminal(args);
+  EXPECT_EQ(quiet.find("combos ("), std::string::npos) << quiet;
+  // Not a terminal (a pipe): nothing either.
+  const auto piped = kbt::test::run_kbt("run " + config_file("sma_cross.yaml") + " --device reference --no-verify --out " +
+                                        (dir / "c.h5").string());
+  ASSERT_EQ(piped.exit_code, 0) << piped.output;
+  EXPECT_EQ(piped.output.find("combos ("), std::string::npos) << piped.output;
+  EXPECT_EQ(piped.output.find('\r'), std::string::npos) << piped.output;
+  fs::remove_all(dir);
+}
