@@ -17,6 +17,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "support/synthetic.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -27,20 +29,6 @@
 #include <utility>
 
 namespace {
-
-const char* kSmaCross = R"(data: unused.h5
-strategy:
-  params:
-    fast: {range: [5, 50, 5]}
-    slow: {range: [20, 400, 20]}
-  constraints: ["fast < slow"]
-  signals:
-    f: sma(close, fast)
-    s: sma(close, slow)
-  position: where(f > s, 1, -1)
-simulation:
-  fee_bps: 5
-)";
 
 struct Setup {
   kbt::RunConfig config;
@@ -55,12 +43,8 @@ struct Setup {
 
 std::unique_ptr<Setup> make_setup(std::size_t n_bars) {
   auto s = std::make_unique<Setup>();
-  s->config = kbt::parse_run_config(kSmaCross, "<bench>", "");
-  kbt::SynthOptions o;
-  o.n_symbols = 1;
-  o.n_bars = n_bars;
-  o.seed = 11;
-  s->bars = kbt::synth_bars(o);
+  s->config = kbt::parse_run_config(kbt::test::sma_cross_yaml({5, 50, 5}, {20, 400, 20}), "<bench>", "");
+  s->bars = kbt::test::synthetic_bars(1, n_bars, 11);
   s->program = kbt::compile_strategy(s->config.strategy, kbt::schema_of(s->bars));
   const kbt::ParamGrid grid(s->config.strategy.params);
   const auto ids = kbt::filter_combos(grid, [&](const double* v) { return kbt::constraints_hold(s->program, v); });

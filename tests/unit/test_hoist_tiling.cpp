@@ -17,6 +17,8 @@
 #include <kbt/sweep/detail/hoist_tiling.hpp>
 #include <kbt/sweep/sweep_kernel.hpp>
 
+#include "support/synthetic.hpp"
+
 #include <cstring>
 #include <set>
 #include <string>
@@ -33,15 +35,8 @@ struct Case {
 };
 
 kbt::BarData synthetic_bars(std::size_t n_symbols, std::size_t n_bars) {
-  kbt::SynthOptions o;
-  o.n_symbols = n_symbols;
-  o.n_bars = n_bars;
-  o.seed = 5;
-  o.funding = n_symbols > 1;
-  kbt::BarData bars = kbt::synth_bars(o);
-  // A gap: NaN bars reach the fold kernels' warm-up and NaN rules.
-  for (const char* col : {"open", "high", "low", "close", "volume"})
-    for (std::size_t b = n_bars / 3; b < n_bars / 3 + 4; ++b) bars.columns.at(col)[b] = std::nan("");
+  kbt::BarData bars = kbt::test::synthetic_bars(n_symbols, n_bars, 5, n_symbols > 1);
+  kbt::test::add_gap(bars, 0, n_bars / 3, 4);  // reaches the fold kernels' warm-up and NaN rules
   return bars;
 }
 
@@ -61,18 +56,7 @@ Case prepare(const std::string& yaml, kbt::BarData bars) {
 }
 
 // Two hoisted windows, 10 x 19 values.
-const char* kSmaCross = R"(data: unused.h5
-strategy:
-  params:
-    fast: {range: [2, 20, 2]}
-    slow: {range: [10, 100, 5]}
-  constraints: ["fast < slow"]
-  signals:
-    f: sma(close, fast)
-    s: sma(close, slow)
-  position: where(f > s, 1, -1)
-simulation: {fee_bps: 5}
-)";
+const std::string kSmaCross = kbt::test::sma_cross_yaml({2, 20, 2}, {10, 100, 5});
 
 // Hoisted folds in two stages (a constant-window sma feeds a windowed zscore),
 // a min/max fold, a recursive fold and a higher-timeframe fold: every path of

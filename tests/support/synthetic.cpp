@@ -1,0 +1,44 @@
+#include "support/synthetic.hpp"
+
+#include <cmath>
+
+namespace kbt::test {
+
+kbt::BarData synthetic_bars(std::size_t n_symbols, std::size_t n_bars, std::uint64_t seed, bool funding) {
+  kbt::SynthOptions o;
+  o.n_symbols = n_symbols;
+  o.n_bars = n_bars;
+  o.seed = seed;
+  o.funding = funding;
+  return kbt::synth_bars(o);
+}
+
+void add_gap(kbt::BarData& bars, std::size_t symbol, std::size_t first, std::size_t count) {
+  const std::size_t n_bars = bars.n_bars();
+  for (const char* col : {"open", "high", "low", "close", "volume"}) {
+    auto& v = bars.columns.at(col);
+    for (std::size_t b = first; b < first + count; ++b) v[symbol * n_bars + b] = std::nan("");
+  }
+}
+
+namespace {
+std::string range(IntRange r) {
+  return "{range: [" + std::to_string(r.lo) + ", " + std::to_string(r.hi) + ", " + std::to_string(r.step) + "]}";
+}
+}  // namespace
+
+std::string sma_cross_yaml(IntRange fast, IntRange slow, int fee_bps) {
+  return "data: unused.h5\n"
+         "strategy:\n"
+         "  params:\n"
+         "    fast: " + range(fast) + "\n"
+         "    slow: " + range(slow) + "\n"
+         "  constraints: [\"fast < slow\"]\n"
+         "  signals:\n"
+         "    f: sma(close, fast)\n"
+         "    s: sma(close, slow)\n"
+         "  position: where(f > s, 1, -1)\n"
+         "simulation: {fee_bps: " + std::to_string(fee_bps) + "}\n";
+}
+
+}  // namespace kbt::test
