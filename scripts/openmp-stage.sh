@@ -10,7 +10,7 @@
 # Environment:
 #   KBT_THIRD_PARTY        the archives (default: shared/third-party next to the repository)
 #   KBT_KOKKOS_CACHE       the Kokkos prefix (default /var/cache/kbt/kokkos-4.6.01-openmp)
-#   KBT_OPENMP_TEST_LABEL  ctest -L regex (default kokkos: the Kokkos-kernel tests, at 1 and 2 OpenMP threads)
+#   KBT_OPENMP_TEST_LABEL  ctest -L regex (default kokkos|host: the kokkos binaries at 1 and 2 threads, the host ones once)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,7 +18,7 @@ kokkos_version=4.6.01
 # CI runs on a clean clone that sits next to a shared/ folder, as /work/main does.
 third_party=${KBT_THIRD_PARTY:-"$(cd "$(dirname "$0")/../.." && pwd)/shared/third-party"}
 prefix=${KBT_KOKKOS_CACHE:-/var/cache/kbt/kokkos-$kokkos_version-openmp}
-label=${KBT_OPENMP_TEST_LABEL:-kokkos}
+label=${KBT_OPENMP_TEST_LABEL:-kokkos|host}
 build="build-openmp"
 
 for f in kokkos-$kokkos_version.tar.gz kokkos-kernels-$kokkos_version.tar.gz; do
