@@ -11,9 +11,10 @@
 // The strategy's outputs reach the step as PortfolioSignals: per output a
 // pointer and two strides over (symbol, bar of the current block). Metric
 // events go to an accumulator (metrics_accumulator.hpp) through an Account;
-// the bar's equity comes back to the caller, who feeds it to add_bar (or
-// defers it: bar fields of the accumulator are disjoint from the fill, trade
-// and funding fields, so a later add_bar in bar order gives the same bits).
+// the bar's equity and exposure go to the caller's sink, which feeds them to
+// add_bar (or defers them: bar fields of the accumulator are disjoint from the
+// fill, trade and funding fields, so a later add_bar in bar order gives the
+// same bits).
 
 #include <kbt/core/detail/scalar_math.hpp>
 #include <kbt/simulation/portfolio_rules.hpp>
@@ -290,7 +291,9 @@ struct PortfolioStep {
         raw = desired_side(sig, st[s], s, t, b);
       }
       st[s].effective = rules.weighting_equal ? raw / Real(n_sym) : raw;
-      gross += math::fabs(st[s].effective);
+      // The reference's 0 + |x| is |x| (|x| >= +0, or NaN, which fails the
+      // cap's comparison either way): the first symbol needs no add.
+      gross = s == 0 ? math::fabs(st[s].effective) : gross + math::fabs(st[s].effective);
     }
     if (gross > rules.max_gross_leverage) {
       const Real scale = rules.max_gross_leverage / gross;
@@ -316,19 +319,25 @@ struct PortfolioStep {
     return filled ? marked_equity<NSym>(st, a) : equity;
   }
 
-  // Bars before the scoring window only carry the target.
+  // Bars [b0, b1) of the block, before the scoring window, only carry the
+  // target. One call per block, so that its read of position_form comes
+  // before the step loop and the compiler keeps it in a register there.
   template <int NSym>
-  KOKKOS_FORCEINLINE_FUNCTION void warm_up(const PortfolioSignals<Real>& sig, Symbol* st, int b) const {
+  KOKKOS_FORCEINLINE_FUNCTION void warm_up(const PortfolioSignals<Real>& sig, Symbol* st, int b0, int b1) const {
     if (position_form)
-      for (int s = 0; s < symbols<NSym>(); ++s) carry_target(sig, st[s], s, b);
+      for (int b = b0; b < b1; ++b)
+        for (int s = 0; s < symbols<NSym>(); ++s) carry_target(sig, st[s], s, b);
   }
 
   // One bar t of the scoring window (b: its offset in the current block),
   // steps numbered as in docs/semantics.md. Step (a PortfolioStepKind) is the
   // compiled step; the rules it leaves out do nothing in the runs that use it.
-  template <int NSym, int Step, class Acc>
-  KOKKOS_FORCEINLINE_FUNCTION BarOutcome<Real> step(const PortfolioSignals<Real>& sig, Symbol* st, int t, int b,
-                                                    bool last_bar, Account<Real, Acc>& a) const {
+  // The bar's outcome goes to sink(BarOutcome) before the last bar's trades
+  // close: returned instead, its stores came after that code and cost the
+  // sweep loop extra registers and instructions.
+  template <int NSym, int Step, class Acc, class Sink>
+  KOKKOS_FORCEINLINE_FUNCTION void step(const PortfolioSignals<Real>& sig, Symbol* st, int t, int b, bool last_bar,
+                                        Account<Real, Acc>& a, Sink& sink) const {
     constexpr bool general = Step == int(PortfolioStepKind::general);
     if (general && rules.fill_next_open) fill_pending_orders<NSym>(st, t, a);
     bool exposed = false;
@@ -342,6 +351,7 @@ struct PortfolioStep {
     if (position_form)
       for (int s = 0; s < symbols<NSym>(); ++s) carry_target(sig, st[s], s, b);
     const Real equity = last_bar ? marked_equity<NSym>(st, a) : decide<NSym, Step>(sig, st, t, b, a);
+    sink(BarOutcome<Real>{equity, exposed});
     if (last_bar)
       for (int s = 0; s < symbols<NSym>(); ++s) {
         if (st[s].units != Real(0)) {
@@ -349,7 +359,6 @@ struct PortfolioStep {
           close_trade(a, st[s], t);
         }
       }
-    return BarOutcome<Real>{equity, exposed};
   }
 
   // Bytes of the Views (the run profile's kernel memory).

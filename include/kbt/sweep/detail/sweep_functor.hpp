@@ -43,6 +43,21 @@ struct SweepFunctor {
     int count;
   };
 
+  // Where step() leaves a bar's outcome: add_bar, or the deferred buffer.
+  struct BarSink {
+    Accumulator& acc;
+    DeferredBars* deferred;
+    KOKKOS_FORCEINLINE_FUNCTION void operator()(const BarOutcome<Real>& bar) const {
+      if (deferred) {
+        deferred->equity[deferred->count] = bar.equity;
+        deferred->exposed[deferred->count] = bar.exposed ? 1 : 0;
+        deferred->count += 1;
+      } else {
+        acc.add_bar(bar.equity, bar.exposed);
+      }
+    }
+  };
+
   // Bars [t0 + b0, t0 + b1) of the current block (already evaluated). With
   // `deferred`, each bar's outcome is recorded instead of fed to add_bar: the
   // bar fields of the accumulator are disjoint from the fill, trade and
@@ -53,17 +68,11 @@ struct SweepFunctor {
     const PortfolioSignals<Real> sig = eval.signals_of(i, t0);
     const int window_begin = portfolio.rules.window_begin, window_end = portfolio.rules.window_end;
     const int warm_end = window_begin - t0 < b0 ? b0 : (window_begin - t0 < b1 ? window_begin - t0 : b1);
-    for (int b = b0; b < warm_end; ++b) portfolio.template warm_up<NSym>(sig, st, b);
+    portfolio.template warm_up<NSym>(sig, st, b0, warm_end);
     for (int b = warm_end; b < b1; ++b) {
       const int t = t0 + b;
-      const BarOutcome<Real> bar = portfolio.template step<NSym, StepKind>(sig, st, t, b, t + 1 == window_end, a);
-      if (deferred) {
-        deferred->equity[deferred->count] = bar.equity;
-        deferred->exposed[deferred->count] = bar.exposed ? 1 : 0;
-        deferred->count += 1;
-      } else {
-        a.acc.add_bar(bar.equity, bar.exposed);
-      }
+      BarSink sink{a.acc, deferred};
+      portfolio.template step<NSym, StepKind>(sig, st, t, b, t + 1 == window_end, a, sink);
     }
   }
 
