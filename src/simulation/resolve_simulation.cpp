@@ -156,6 +156,14 @@ ResolvedSimulation resolve_simulation(const RunConfig& config, const BarData& ba
   });
 }
 
+void check_scoring_windows(const std::vector<ScoringWindow>& windows, std::size_t n_bars) {
+  for (const ScoringWindow& w : windows)
+    if (!(w.begin < w.end && w.end <= n_bars))
+      throw Error(ErrorCategory::internal, "scoring window [" + std::to_string(w.begin) + ", " +
+                                               std::to_string(w.end) + ") is not inside the data's " +
+                                               std::to_string(n_bars) + " bars");
+}
+
 ResolvedSimulation evaluation_only(const BarData& bars) {
   ResolvedSimulation r;
   r.initial_capital = 1;
@@ -175,8 +183,5 @@ double resolve_periods_per_year(const BarData& bars, const SimulationSettings& s
   return periods_per_year(bars, sim, no_location);
 }
 
-std::vector<double> resolve_fee_bps(const BarData& bars, const SimulationSettings& sim) {
-  return fee_bps(bars, sim, no_location);
-}
 
 }  // namespace kbt

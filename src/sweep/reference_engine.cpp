@@ -16,14 +16,6 @@
 
 namespace kbt {
 
-void check_scoring_windows(const std::vector<ScoringWindow>& windows, std::size_t n_bars) {
-  for (const ScoringWindow& w : windows)
-    if (!(w.begin < w.end && w.end <= n_bars))
-      throw Error(ErrorCategory::internal, "scoring window [" + std::to_string(w.begin) + ", " +
-                                               std::to_string(w.end) + ") is not inside the data's " +
-                                               std::to_string(n_bars) + " bars");
-}
-
 namespace {
 
 class ReferenceEngine final : public SweepEngine {

@@ -70,11 +70,13 @@ ResolvedSimulation resolve_simulation(const RunConfig& config, const BarData& ba
 // --device`): no fees, the whole data as the window, one period per year.
 ResolvedSimulation evaluation_only(const BarData& bars);
 
+// Throws kbt::Error(internal) naming the first window of `windows` that is
+// empty or not inside `n_bars` bars (windows an engine is asked to score).
+void check_scoring_windows(const std::vector<ScoringWindow>& windows, std::size_t n_bars);
+
 // The parts, for callers that need only one of them.
 ScoringWindow resolve_scoring_window(const BarData& bars, const SimulationSettings& sim, const ScoreEnd& end = {});
 // periods_per_year as given, or 365 days divided by the (lower) median bar spacing.
 double resolve_periods_per_year(const BarData& bars, const SimulationSettings& sim);
-// Fee in bps for every symbol: the per-venue map when given, else fee_bps.
-std::vector<double> resolve_fee_bps(const BarData& bars, const SimulationSettings& sim);
 
 }  // namespace kbt

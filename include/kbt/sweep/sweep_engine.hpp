@@ -77,7 +77,4 @@ std::unique_ptr<SweepEngine> make_kernel_engine(const PreparedSweep& sweep, cons
                                                 const KernelSweepOptions& options = {},
                                                 KernelEngineFacts* facts = nullptr);
 
-// Checks a list of windows against `n_bars` (internal error naming the window).
-void check_scoring_windows(const std::vector<ScoringWindow>& windows, std::size_t n_bars);
-
 }  // namespace kbt

@@ -227,10 +227,7 @@ class KernelSweeper final : public KernelSweepRunner {
   }
 
   void set_scoring_window(const ScoringWindow& window) override {
-    if (!(window.begin < window.end && window.end <= plan_.n_bars))
-      throw Error(ErrorCategory::internal, "scoring window [" + std::to_string(window.begin) + ", " +
-                                               std::to_string(window.end) + ") is not inside the data's " +
-                                               std::to_string(plan_.n_bars) + " bars");
+    check_scoring_windows({window}, plan_.n_bars);
     functor_.portfolio.rules.window_begin = static_cast<int>(window.begin);
     functor_.portfolio.rules.window_end = static_cast<int>(window.end);
   }
