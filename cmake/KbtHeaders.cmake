@@ -45,6 +45,7 @@ set(KBT_HEADERS
   kbt/metrics/metrics_accumulator.hpp
   kbt/output/checkpoint.hpp
   kbt/output/results.hpp
+  kbt/output/run_lock.hpp
   kbt/reference/evaluator.hpp
   kbt/reference/simulator.hpp
   kbt/simulation/portfolio_rules.hpp

@@ -58,5 +58,6 @@
 
 #include <kbt/output/checkpoint.hpp>
 #include <kbt/output/results.hpp>
+#include <kbt/output/run_lock.hpp>
 
 #include <kbt/verify/verify.hpp>

@@ -5,6 +5,7 @@
 #include <kbt/config/config_loader.hpp>
 #include <kbt/core/error.hpp>
 #include <kbt/output/results.hpp>
+#include <kbt/output/run_lock.hpp>
 #include <kbt/sweep/run_sweep.hpp>
 #include <kbt/verify/verify.hpp>
 
@@ -104,6 +105,12 @@ void run(const RunArgs& a) {
   // Checkpoint (docs/results.md "Incomplete runs and --resume").
   const std::string out = a.out.empty() ? config.output.path : a.out;
   const std::string checkpoint = checkpoint_path_for(out);
+  const std::string csv = config.output.csv ? csv_path_for(out) : std::string();
+  // One run per output at a time, for the run's whole life (docs/results.md
+  // "Faults"); under the lock, temporaries of killed runs are orphans.
+  const RunLock lock(out);
+  for (const std::string& p : {out, checkpoint, csv})
+    if (!p.empty()) remove_orphaned_temporaries(p);
   const bool have_checkpoint = std::filesystem::exists(checkpoint);
   if (have_checkpoint && !a.resume)
     throw Error(ErrorCategory::config, checkpoint + ": an unfinished run of " + out + " left this checkpoint (" +
@@ -153,12 +160,15 @@ void run(const RunArgs& a) {
       outcome.profile.set("host_peak_rss_bytes", static_cast<double>(usage.ru_maxrss) * 1024.0);
   }
   const auto t_write = Clock::now();
-  write_results_hdf5(out, outcome.results, config.source_yaml, outcome.profile,
-                     verification ? &*verification : nullptr);
-  std::string csv;
-  if (config.output.csv) {
-    csv = csv_path_for(out);
-    write_top_k_csv(csv, outcome.results);
+  {
+    // All outputs or none: written aside, then moved into place together,
+    // the results file last.
+    AtomicOutputSet outputs;
+    AtomicOutput* csv_out = csv.empty() ? nullptr : &outputs.add(csv);
+    write_results_hdf5(outputs.add(out), outcome.results, config.source_yaml, outcome.profile,
+                       verification ? &*verification : nullptr);
+    if (csv_out) write_top_k_csv(*csv_out, outcome.results);
+    outputs.commit();
   }
   remove_checkpoint(checkpoint);  // the results are whole: the checkpoint is no longer needed
   const double write_seconds = std::chrono::duration<double>(Clock::now() - t_write).count();

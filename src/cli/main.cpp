@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
+#include <hdf5.h>
 #include <kbt/core/error.hpp>
 #include <kbt/core/version.hpp>
 
@@ -12,8 +13,26 @@
 #include <exception>
 
 #include "cli/commands.hpp"
+#include "data/hdf5_support.hpp"
+
+namespace {
+
+int run_cli(int argc, char* argv[]);
+
+}  // namespace
 
 int main(int argc, char* argv[]) {
+  // HDF5 terminates at exit only when every file closed (a full disk can make
+  // a close fail, and HDF5 1.10 then crashes in its own exit handler).
+  H5dont_atexit();
+  const int status = run_cli(argc, argv);
+  kbt::detail::finish_hdf5();
+  return status;
+}
+
+namespace {
+
+int run_cli(int argc, char* argv[]) {
   // Kokkos gets only the --kokkos-* arguments (e.g. --kokkos-num-threads=2):
   // Kokkos 3.4 would otherwise answer a plain --help with its own help text.
   std::vector<char*> kokkos_args{argv[0]}, kbt_args{argv[0]};
@@ -53,3 +72,5 @@ int main(int argc, char* argv[]) {
   }
   return 0;
 }
+
+}  // namespace

@@ -1,6 +1,21 @@
 #include "data/hdf5_support.hpp"
 
+#include <atomic>
+
 namespace kbt::detail {
+namespace {
+
+std::atomic<bool> a_file_close_failed{false};
+
+}  // namespace
+
+void note_file_close(herr_t status) {
+  if (status < 0) a_file_close_failed = true;
+}
+
+void finish_hdf5() {
+  if (!a_file_close_failed) H5close();
+}
 
 std::string describe_h5_type(hid_t type) {
   const std::string bits = std::to_string(H5Tget_size(type) * 8);

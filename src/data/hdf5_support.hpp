@@ -9,6 +9,13 @@
 
 namespace kbt::detail {
 
+// HDF5 1.10 keeps a file whose H5Fclose failed (its last flush hit a full
+// disk) in its registry and crashes closing it again in its exit handler. So
+// the failure is noted here, and a program's exit runs HDF5's termination only
+// when no close failed (finish_hdf5; the CLI calls H5dont_atexit first).
+void note_file_close(herr_t status);
+void finish_hdf5();
+
 // Owns one HDF5 identifier and closes it with the matching H5?close.
 class H5Id {
  public:
@@ -32,10 +39,17 @@ class H5Id {
   hid_t get() const { return id_; }
   operator hid_t() const { return id_; }  // pass straight to the C API
   bool valid() const { return id_ >= 0; }
+  // Gives up ownership without closing; returns the identifier.
+  hid_t release() {
+    const hid_t id = id_;
+    id_ = -1;
+    return id;
+  }
   // Closes now; returns the H5?close status (0 when nothing was open).
   herr_t close() {
     herr_t status = 0;
     if (id_ >= 0 && closer_) status = closer_(id_);
+    if (closer_ == &H5Fclose) note_file_close(status);
     id_ = -1;
     return status;
   }

@@ -17,6 +17,7 @@
 
 #include <hdf5.h>
 #include <kbt/output/checkpoint.hpp>
+#include <kbt/core/atomic_output.hpp>
 #include <kbt/core/error.hpp>
 #include <kbt/core/version.hpp>
 
@@ -25,7 +26,7 @@
 #include <cstring>
 #include <filesystem>
 #include <system_error>
-#include <unistd.h>
+#include <type_traits>
 
 #include "data/hdf5_support.hpp"
 
@@ -33,6 +34,8 @@ namespace kbt {
 namespace {
 
 using detail::H5Id;
+
+static_assert(std::is_same<hid_t, std::int64_t>::value, "Checkpoint keeps its HDF5 file id as std::int64_t");
 
 [[noreturn]] void fail(ErrorCategory c, const std::string& path, const std::string& what) {
   throw Error(c, path + ": " + what);
@@ -124,10 +127,10 @@ void transfer_rows(hid_t file, const std::string& name, std::uint64_t first, std
          std::string(write ? "cannot write" : "cannot read") + " checkpoint dataset /" + name);
 }
 
-// `take_lock = false` opens without HDF5's file lock: for status peeks
-// (`kbt show` on a checkpoint, a test polling a running sweep), whose shared
-// lock would otherwise make the running sweep's next commit fail to open the
-// file and end the run.
+// `take_lock = false` opens without HDF5's file lock: the running sweep's own
+// handle, and status peeks (`kbt show` on a checkpoint, a test polling a
+// running sweep). The run lock (run_lock.hpp), not HDF5's, keeps a second
+// writer out.
 hid_t open_checkpoint(const std::string& path, unsigned flags, bool take_lock = true) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   if (!std::filesystem::exists(path)) fail(ErrorCategory::io, path, "no such checkpoint file");
@@ -199,14 +202,10 @@ Checkpoint Checkpoint::create(const std::string& path, const CheckpointIdentity&
   }
   // Written aside, then linked into place: link() fails when `path` exists,
   // so of two runs that start on the same output at once only one gets it.
-  struct Temp {
-    std::string path;
-    ~Temp() { std::remove(path.c_str()); }
-  } temp{path + ".new." + std::to_string(::getpid())};
-  std::remove(temp.path.c_str());
+  AtomicOutput temp(path);
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   {
-    H5Id file(checked(H5Fcreate(temp.path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), "file", path),
+    H5Id file(checked(H5Fcreate(temp.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), "file", path),
               H5Fclose);
     write_1d(file, "combo_id", H5T_STD_U64LE, H5T_NATIVE_UINT64, results.combo_ids.data(), n, path);
     {
@@ -253,21 +252,17 @@ Checkpoint Checkpoint::create(const std::string& path, const CheckpointIdentity&
       check(H5Awrite(attr, H5T_NATIVE_DOUBLE, &zero), "attribute complete", path);
     }
     check(H5Fflush(file, H5F_SCOPE_GLOBAL), "file", path);
+    check(file.close(), "file", path);
   }
-  if (::link(temp.path.c_str(), path.c_str()) != 0) {
-    if (errno == EEXIST)
-      fail(ErrorCategory::config, path,
-           "the checkpoint of another run of this output appeared meanwhile (two runs at once?); not overwritten");
-    // A filesystem without hard links: a plain rename (not exclusive).
-    if (std::rename(temp.path.c_str(), path.c_str()) != 0)
-      fail(ErrorCategory::io, path, std::string("cannot create the checkpoint: ") + std::strerror(errno));
-  }
-  return Checkpoint(path, 0, n);
+  if (!temp.commit_exclusive())
+    fail(ErrorCategory::io, path,
+         "the checkpoint of another run of this output appeared meanwhile (two runs at once?); not overwritten");
+  return Checkpoint(path, open_checkpoint(path, H5F_ACC_RDWR, false), 0, n);
 }
 
 Checkpoint Checkpoint::resume(const std::string& path, const CheckpointIdentity& identity, const SweepResults& results,
                               std::vector<double>& metrics) {
-  H5Id file(open_checkpoint(path, H5F_ACC_RDONLY), H5Fclose);
+  H5Id file(open_checkpoint(path, H5F_ACC_RDWR, false), H5Fclose);
   if (H5Aexists(file, "combos_done") <= 0) fail(ErrorCategory::data_format, path, "not a kbt checkpoint");
   const std::string advice =
       "; it was written by another run (delete it to start over, or resume with the same config, data, device, "
@@ -310,14 +305,23 @@ Checkpoint Checkpoint::resume(const std::string& path, const CheckpointIdentity&
     transfer_rows(file, std::string("metrics/") + metric_names()[m], 0, done, col.data(), false, path);
     for (std::size_t i = 0; i < done; ++i) metrics[i * n_metrics + m] = col[i];
   }
-  return Checkpoint(path, done, total);
+  return Checkpoint(path, file.release(), done, total);  // the Checkpoint owns the file from here
+}
+
+Checkpoint::~Checkpoint() {
+  if (file_ >= 0) detail::note_file_close(H5Fclose(file_));
+}
+
+Checkpoint::Checkpoint(Checkpoint&& other) noexcept
+    : path_(std::move(other.path_)), file_(other.file_), done_(other.done_), total_(other.total_) {
+  other.file_ = -1;
 }
 
 void Checkpoint::commit(std::uint64_t first, std::uint64_t count, const double* metrics) {
   if (first != done_ || first + count > total_)
     throw Error(ErrorCategory::internal, path_ + ": checkpoint commit out of order");
   {
-    H5Id file(open_checkpoint(path_, H5F_ACC_RDWR), H5Fclose);
+    const hid_t file = file_;
     std::vector<double> col(count);
     for (std::size_t m = 0; m < n_metrics; ++m) {
       for (std::uint64_t i = 0; i < count; ++i) col[i] = metrics[i * n_metrics + m];

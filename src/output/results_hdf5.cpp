@@ -170,6 +170,14 @@ void write_results_hdf5(const std::string& path, const SweepResults& results,
                         const VerificationResults* verification) {
   ensure_parent_directory(path);
   AtomicOutput out(path);
+  write_results_hdf5(out, results, config_yaml, profile, verification);
+  out.commit();
+}
+
+void write_results_hdf5(AtomicOutput& out, const SweepResults& results, const std::string& config_yaml,
+                        const RunProfile& profile, const VerificationResults* verification) {
+  const std::string& path = out.final_path();
+  ensure_parent_directory(path);
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   {
     H5Id file(checked(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
@@ -229,8 +237,8 @@ void write_results_hdf5(const std::string& path, const SweepResults& results,
     write_string(file, "kbt_version", version_string, path, true);
     write_number_attribute(file, "complete", 1.0, path);
     check(H5Fflush(file, H5F_SCOPE_GLOBAL), "file", path);
+    check(file.close(), "file", path);  // the last metadata is written here
   }
-  out.commit();
 }
 
 void write_verification_hdf5(const std::string& in_path, const std::string& out_path,
@@ -251,6 +259,7 @@ void write_verification_hdf5(const std::string& in_path, const std::string& out_
       check(H5Ldelete(file, "verify", H5P_DEFAULT), "(delete) group /verify", out_path);
     write_verify_group(file, loaded.results, verification, out_path);
     check(H5Fflush(file, H5F_SCOPE_GLOBAL), "file", out_path);
+    check(file.close(), "file", out_path);
   }
   out.commit();
 }
@@ -258,9 +267,16 @@ void write_verification_hdf5(const std::string& in_path, const std::string& out_
 void write_top_k_csv(const std::string& path, const SweepResults& results) {
   ensure_parent_directory(path);
   AtomicOutput out(path);
+  write_top_k_csv(out, results);
+  out.commit();
+}
+
+void write_top_k_csv(AtomicOutput& out, const SweepResults& results) {
+  const std::string& path = out.final_path();
+  ensure_parent_directory(path);
   {
     std::ofstream csv(out.temp_path());
-    if (!csv) throw Error(ErrorCategory::io, "cannot write '" + path + "'");
+    if (!csv) throw Error(ErrorCategory::io, path + ": cannot write the top-K CSV");
     csv.precision(17);
     csv << "rank,combo_id";
     for (const auto& p : results.param_names) csv << ',' << p;
@@ -274,9 +290,10 @@ void write_top_k_csv(const std::string& path, const SweepResults& results) {
       for (std::size_t m = 0; m < n_metrics; ++m) csv << ',' << results.metrics[r * n_metrics + m];
       csv << '\n';
     }
-    if (!csv.flush()) throw Error(ErrorCategory::io, "cannot write '" + path + "'");
+    if (!csv.flush()) throw Error(ErrorCategory::io, path + ": cannot write the top-K CSV");
+    csv.close();
+    if (csv.fail()) throw Error(ErrorCategory::io, path + ": cannot write the top-K CSV");
   }
-  out.commit();
 }
 
 }  // namespace kbt

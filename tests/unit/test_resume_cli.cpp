@@ -15,22 +15,7 @@
 
 namespace {
 
-// Starts `kbt args...` with stdout/stderr to `log`; returns its pid.
-pid_t spawn_kbt(const std::vector<std::string>& args, const std::string& log) {
-  std::vector<std::string> argv_s{KBT_CLI_PATH};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& s : argv_s) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0) ::dup2(fd, 1), ::dup2(fd, 2);
-    ::execv(KBT_CLI_PATH, argv.data());
-    ::_exit(127);
-  }
-  return pid;
-}
+using kbt::test::spawn_kbt;
 
 std::string read_text(const fs::path& p) {
   std::ifstream f(p);

@@ -46,7 +46,8 @@ CheckpointStatus read_checkpoint_status(const std::string& path);
 class Checkpoint {
  public:
   // Writes a new checkpoint with 0 combos done (atomically: the file appears
-  // whole). `results` supplies param_names, combo_ids and params.
+  // whole, and only if no checkpoint is at `path`). `results` supplies
+  // param_names, combo_ids and params.
   static Checkpoint create(const std::string& path, const CheckpointIdentity& identity, const SweepResults& results,
                            const std::string& results_path, const std::string& resume_command);
   // Opens an existing checkpoint, refuses it (kbt::Error naming what differs)
@@ -54,6 +55,15 @@ class Checkpoint {
   // `metrics` ([n_combos][n_metrics], row-major, already sized).
   static Checkpoint resume(const std::string& path, const CheckpointIdentity& identity, const SweepResults& results,
                            std::vector<double>& metrics);
+
+  // The file stays open (read-write, without HDF5's file lock) from create()
+  // or resume() until destruction, so that readers of the live checkpoint
+  // (`kbt show`, h5dump, h5py with default locking) never make a commit fail.
+  ~Checkpoint();
+  Checkpoint(Checkpoint&& other) noexcept;
+  Checkpoint& operator=(Checkpoint&&) = delete;
+  Checkpoint(const Checkpoint&) = delete;
+  Checkpoint& operator=(const Checkpoint&) = delete;
 
   const std::string& path() const { return path_; }
   std::uint64_t combos_done() const { return done_; }
@@ -64,9 +74,10 @@ class Checkpoint {
   void commit(std::uint64_t first, std::uint64_t count, const double* metrics);
 
  private:
-  Checkpoint(std::string path, std::uint64_t done, std::uint64_t total)
-      : path_(std::move(path)), done_(done), total_(total) {}
+  Checkpoint(std::string path, std::int64_t file, std::uint64_t done, std::uint64_t total)
+      : path_(std::move(path)), file_(file), done_(done), total_(total) {}
   std::string path_;
+  std::int64_t file_ = -1;  // the HDF5 file identifier (hid_t)
   std::uint64_t done_ = 0, total_ = 0;
 };
 

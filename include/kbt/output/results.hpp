@@ -2,6 +2,7 @@
 // The results of a sweep and how they are written (docs/results.md, docs/results.md).
 
 #include <kbt/config/run_config.hpp>
+#include <kbt/core/atomic_output.hpp>
 #include <kbt/metrics/metrics.hpp>
 
 #include <cstdint>
@@ -65,6 +66,10 @@ struct VerificationResults {
 void write_results_hdf5(const std::string& path, const SweepResults& results,
                         const std::string& config_yaml, const RunProfile& profile,
                         const VerificationResults* verification = nullptr);
+// The same into `out.temp_path()`, not committed: for a job whose outputs are
+// committed together (AtomicOutputSet, include/kbt/core/atomic_output.hpp).
+void write_results_hdf5(AtomicOutput& out, const SweepResults& results, const std::string& config_yaml,
+                        const RunProfile& profile, const VerificationResults* verification = nullptr);
 
 // Copies the results file `in_path` to `out_path` (which may be the same path)
 // with its /verify group replaced by `verification`; everything else is kept.
@@ -72,8 +77,10 @@ void write_results_hdf5(const std::string& path, const SweepResults& results,
 void write_verification_hdf5(const std::string& in_path, const std::string& out_path,
                              const VerificationResults& verification);
 
-// Writes the top-K rows (rank, combo_id, params, metrics) as CSV, atomically.
+// Writes the top-K rows (rank, combo_id, params, metrics) as CSV, atomically;
+// or into `out.temp_path()`, not committed.
 void write_top_k_csv(const std::string& path, const SweepResults& results);
+void write_top_k_csv(AtomicOutput& out, const SweepResults& results);
 
 }  // namespace kbt
 

@@ -1,0 +1,312 @@
+// Faults seen through the real binary (docs/testing.md "Faults"): a write
+// that fails part-way (a file-size limit, as a full disk does), an output
+// that cannot be moved into place, readers holding the live checkpoint open
+// with HDF5's default file locking, a second writer on the same output, a
+// stale lock of a killed run, temporaries orphaned by killed runs.
+
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <kbt/output/checkpoint.hpp>
+#include <kbt/output/results.hpp>
+#include <kbt/output/run_lock.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#include "support/cli_runner.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+struct Scratch {
+  fs::path dir;
+  explicit Scratch(const std::string& name)
+      : dir(fs::temp_directory_path() / ("kbt_faults_" + name + "_" + std::to_string(::getpid()))) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~Scratch() {
+    std::error_code ignored;
+    fs::remove_all(dir, ignored);
+  }
+  std::string operator/(const std::string& name) const { return (dir / name).string(); }
+};
+
+std::string read_text(const std::string& p) {
+  std::ifstream f(p);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+// A synthetic data file and a config over it; `bars` sets how long a run takes.
+std::string make_run(const Scratch& s, int bars, int checkpoint_combos, bool csv) {
+  const auto synth = kbt::test::run_kbt("data synth --out " + (s / "synth.h5") + " --symbols 1 --bars " +
+                                        std::to_string(bars) + " --freq 1h --seed 7");
+  EXPECT_EQ(synth.exit_code, 0) << synth.output;
+  const std::string cfg = s / "cfg.yaml";
+  std::ofstream(cfg) << "data: synth.h5\nstrategy:\n  params:\n    fast: {range: [2, 40, 2]}\n"
+                        "    slow: {range: [10, 200, 10]}\n  constraints: [\"fast < slow\"]\n"
+                        "  signals:\n    f: ema(close, fast)\n    s: sma(close, slow)\n"
+                        "  position: where(f > s, 1, -1)\n"
+                        "simulation: {fee_bps: 5}\n"
+                        "sweep: {top_k: 500, checkpoint_combos: "
+                     << checkpoint_combos
+                     << ", objective: {metric: sharpe, min_trades: 5}}\n"
+                        "verify: {top_n: 10}\n"
+                        "output: {csv: "
+                     << (csv ? "true" : "false") << "}\n";
+  return cfg;
+}
+
+// `kbt args...` with RLIMIT_FSIZE = `max_file_bytes` and SIGXFSZ ignored: a
+// write past the limit fails with EFBIG, as one fails with ENOSPC on a full
+// disk. Returns the raw wait status; the output goes to `log`.
+int run_with_file_limit(const std::vector<std::string>& args, rlim_t max_file_bytes, const std::string& log) {
+  std::vector<std::string> argv_s{KBT_CLI_PATH};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) ::dup2(fd, 1), ::dup2(fd, 2);
+    const struct rlimit limit {max_file_bytes, max_file_bytes};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    ::signal(SIGXFSZ, SIG_IGN);
+    ::execv(KBT_CLI_PATH, argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return status;
+}
+
+// The names in `dir` that start with `prefix`.
+std::vector<std::string> entries_starting(const fs::path& dir, const std::string& prefix) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string n = e.path().filename().string();
+    if (n.compare(0, prefix.size(), prefix) == 0) names.push_back(n);
+  }
+  return names;
+}
+
+void expect_one_io_error(int status, const std::string& log_text, const std::string& what) {
+  ASSERT_TRUE(WIFEXITED(status)) << what << ": ended by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0)
+                                 << "\n" << log_text;
+  EXPECT_EQ(WEXITSTATUS(status), 1) << what << "\n" << log_text;
+  std::size_t errors = 0;
+  for (std::size_t at = log_text.find("error ["); at != std::string::npos; at = log_text.find("error [", at + 1))
+    ++errors;
+  EXPECT_EQ(errors, 1u) << what << "\n" << log_text;
+  EXPECT_NE(log_text.find("error [io]"), std::string::npos) << what << "\n" << log_text;
+}
+
+pid_t a_dead_pid() {
+  const pid_t pid = ::fork();
+  if (pid == 0) ::_exit(0);
+  ::waitpid(pid, nullptr, 0);
+  return pid;
+}
+
+}  // namespace
+
+// A write that fails at the end of the run (the results file) or at its
+// start (the checkpoint) ends in one [io] error and exit 1, never a signal,
+// and leaves nothing at a final path; the sweep's checkpoint survives a
+// failed final write, so --resume then finishes the run.
+TEST(CliFaults, FailedWritesEndInOneIoErrorAndLeaveNoFinalFile) {
+  const Scratch s("write");
+  const std::string cfg = make_run(s, 3000, 64, true);
+  const std::string out = s / "r.h5", csv = s / "r_topk.csv", ckpt = out + ".partial.h5";
+  const std::vector<std::string> args{"run", cfg, "--device", "reference", "--threads", "2", "--quiet", "--out", out};
+
+  // The size of a finished run's results file.
+  const std::string ref = s / "ref.h5";
+  {
+    std::vector<std::string> a = args;
+    a.back() = ref;
+    const int status = run_with_file_limit(a, RLIM_INFINITY, s / "ref.log");
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_text(s / "ref.log");
+  }
+  const auto results_bytes = static_cast<rlim_t>(fs::file_size(ref));
+
+  // The results file cannot be written whole (the checkpoint, about half its
+  // size since top_k holds every row, can): the run fails at its last step.
+  {
+    const int status = run_with_file_limit(args, results_bytes * 3 / 4, s / "late.log");
+    const std::string log = read_text(s / "late.log");
+    expect_one_io_error(status, log, "results write");
+    EXPECT_NE(log.find(out + ": cannot write"), std::string::npos) << log;
+    EXPECT_FALSE(fs::exists(out));
+    EXPECT_FALSE(fs::exists(csv));
+    EXPECT_EQ(entries_starting(s.dir, "r.h5.partial.").size(), 1u) << "only the checkpoint";
+    EXPECT_TRUE(entries_starting(s.dir, "r_topk.csv.").empty());
+    ASSERT_TRUE(fs::exists(ckpt)) << "the sweep's checkpoint is kept for --resume";
+    const auto resumed = kbt::test::run_kbt("run " + cfg + " --device reference --quiet --resume --out " + out);
+    ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+    EXPECT_TRUE(fs::exists(out) && fs::exists(csv));
+    EXPECT_FALSE(fs::exists(ckpt));
+    fs::remove(out);
+    fs::remove(csv);
+  }
+  // Not even the checkpoint fits: the run fails before it sweeps.
+  {
+    const int status = run_with_file_limit(args, 8192, s / "early.log");
+    const std::string log = read_text(s / "early.log");
+    expect_one_io_error(status, log, "checkpoint write");
+    EXPECT_NE(log.find(ckpt + ": cannot write checkpoint"), std::string::npos) << log;
+    EXPECT_TRUE(entries_starting(s.dir, "r.h5").empty()) << "nothing of r.h5, not even a temporary";
+    EXPECT_TRUE(entries_starting(s.dir, "r_topk").empty());
+  }
+  // The CSV cannot be moved into place (a folder is in its way): the results
+  // file, written and ready, is not moved either.
+  {
+    fs::create_directories(fs::path(csv) / "in_the_way");
+    const auto r = kbt::test::run_kbt("run " + cfg + " --device reference --quiet --out " + out);
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("error [io]"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(out));
+    EXPECT_TRUE(fs::exists(ckpt));
+    fs::remove_all(csv);
+    const auto resumed = kbt::test::run_kbt("run " + cfg + " --device reference --quiet --resume --out " + out);
+    ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+    EXPECT_TRUE(fs::is_regular_file(csv));
+    EXPECT_EQ(kbt::read_results_hdf5(out).results.n_rows(), kbt::read_results_hdf5(ref).results.n_rows());
+  }
+}
+
+// Readers that open the live checkpoint with HDF5's default file locking
+// (as h5dump and h5py do) — one holding it open for the whole run, one
+// opening and closing it in a loop — do not stop the sweep, and each sees a
+// consistent state: combos_done only grows, in whole chunks.
+TEST(CliFaults, ReadersOfTheLiveCheckpointDoNotStopTheRun) {
+  const Scratch s("readers");
+  const std::string cfg = make_run(s, 40000, 8, false);
+  const std::string out = s / "r.h5", ckpt = out + ".partial.h5";
+  const pid_t pid = kbt::test::spawn_kbt({"run", cfg, "--device", "reference", "--threads", "1", "--quiet", "--out", out},
+                                         s / "run.log");
+  ASSERT_GT(pid, 0);
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  // The holder: another process (in this one, every open would share the
+  // first open's cached state), like an h5py session left open.
+  const pid_t holder = ::fork();
+  if (holder == 0) {
+    const auto until = Clock::now() + std::chrono::seconds(120);
+    while (Clock::now() < until && !fs::exists(ckpt)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const hid_t held = H5Fopen(ckpt.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (held < 0) ::_exit(3);
+    for (;;) ::pause();  // until killed, the file open
+  }
+  ASSERT_GT(holder, 0);
+  int opens = 0, commits_seen = 0, status = 0;
+  std::uint64_t last_done = 0;
+  bool exited = false;
+  const auto deadline = Clock::now() + std::chrono::seconds(120);
+  while (Clock::now() < deadline) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      exited = true;
+      break;
+    }
+    const hid_t f = fs::exists(ckpt) ? H5Fopen(ckpt.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+    if (f >= 0) {
+      ++opens;
+      std::uint64_t done = 0, total = 0;
+      const hid_t total_attr = H5Aopen(f, "combos_total", H5P_DEFAULT);
+      if (total_attr >= 0) H5Aread(total_attr, H5T_NATIVE_UINT64, &total), H5Aclose(total_attr);
+      const hid_t attr = H5Aopen(f, "combos_done", H5P_DEFAULT);
+      if (attr >= 0 && H5Aread(attr, H5T_NATIVE_UINT64, &done) >= 0) {
+        EXPECT_GE(done, last_done) << "combos_done went back";
+        EXPECT_TRUE(done % 8 == 0 || done == total) << "a partial chunk is visible: " << done << " of " << total;
+        commits_seen += done > last_done;
+        last_done = done;
+      }
+      if (attr >= 0) H5Aclose(attr);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // hold it a while
+      H5Fclose(f);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (!exited) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+  }
+  int holder_status = 0;
+  const bool holder_alive = ::waitpid(holder, &holder_status, WNOHANG) == 0;
+  ::kill(holder, SIGKILL);
+  ::waitpid(holder, nullptr, 0);
+  ASSERT_TRUE(exited) << "the run did not finish in 120 s";
+  const std::string log = read_text(s / "run.log");
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << log;
+  EXPECT_TRUE(holder_alive) << "the holding reader could not open the checkpoint (exit " << WEXITSTATUS(holder_status) << ")";
+  EXPECT_GE(opens, 5) << "too few reads of the live checkpoint to mean anything";
+  EXPECT_GE(commits_seen, 2) << "the readers saw fewer than two commits";
+  EXPECT_TRUE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(ckpt));
+}
+
+// While a run of an output lives, a second run (or --resume) of the same
+// output is refused with the holder named, and touches nothing; a lock left
+// by a killed run does not block the resume.
+TEST(CliFaults, ASecondWriterIsRefusedAndAStaleLockIsNot) {
+  const Scratch s("writers");
+  const std::string cfg = make_run(s, 40000, 8, false);
+  const std::string out = s / "r.h5", ckpt = out + ".partial.h5", lock = kbt::RunLock::path_for(out);
+  const std::vector<std::string> args{"run", cfg, "--device", "reference", "--threads", "1", "--quiet", "--out", out};
+  const pid_t first = kbt::test::spawn_kbt(args, s / "first.log");
+  ASSERT_GT(first, 0);
+  const auto deadline = Clock::now() + std::chrono::seconds(60);
+  while (Clock::now() < deadline && !fs::exists(ckpt)) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(fs::exists(ckpt)) << read_text(s / "first.log");
+  for (const std::string extra : {"", " --resume"}) {
+    const auto second = kbt::test::run_kbt("run " + cfg + " --device reference --quiet --out " + out + extra);
+    EXPECT_EQ(second.exit_code, 1) << second.output;
+    EXPECT_NE(second.output.find("error [io]: " + lock + ": another kbt run of " + out + " is running (pid " +
+                                 std::to_string(first)),
+              std::string::npos)
+        << second.output;
+  }
+  // The first run is still sweeping: kill it; its lock file stays behind.
+  int status = 0;
+  ASSERT_EQ(::waitpid(first, &status, WNOHANG), 0) << "the first run ended before the second was tried";
+  ::kill(first, SIGKILL);
+  ::waitpid(first, &status, 0);
+  ASSERT_TRUE(fs::exists(lock));
+  ASSERT_TRUE(fs::exists(ckpt));
+  EXPECT_NE(read_text(lock).find("pid " + std::to_string(first)), std::string::npos);
+  const auto resumed = kbt::test::run_kbt("run " + cfg + " --device reference --quiet --resume --out " + out);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_TRUE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(ckpt));
+  EXPECT_FALSE(fs::exists(lock)) << "a finished run removes its lock file";
+}
+
+// Temporaries of killed runs (`<path>.partial.<pid>` of the results, the CSV
+// and the checkpoint) are removed by the next run of that output; one of a
+// live process is kept.
+TEST(CliFaults, TheNextRunRemovesOrphanedTemporaries) {
+  const Scratch s("orphans");
+  const std::string cfg = make_run(s, 2000, 64, true);
+  const std::string out = s / "r.h5";
+  const std::string dead = std::to_string(a_dead_pid()), live = std::to_string(::getpid());
+  const std::vector<std::string> orphans{out + ".partial." + dead, s / ("r_topk.csv.partial." + dead),
+                                         out + ".partial.h5.partial." + dead};
+  for (const auto& p : orphans) std::ofstream(p) << "left by a killed run";
+  const std::string kept = out + ".partial." + live;
+  std::ofstream(kept) << "being written by a live process";
+  const auto r = kbt::test::run_kbt("run " + cfg + " --device reference --quiet --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const auto& p : orphans) EXPECT_FALSE(fs::exists(p)) << p;
+  EXPECT_TRUE(fs::exists(kept));
+  EXPECT_TRUE(fs::exists(out));
+}
