@@ -20,6 +20,7 @@ set(KBT_HEADERS
   kbt/core/source_text.hpp
   kbt/data/bar_data.hpp
   kbt/data/bar_data_views.hpp
+  kbt/data/data_digest.hpp
   kbt/data/data_io.hpp
   kbt/data/time_format.hpp
   kbt/kernels/detail/fold_inputs.hpp

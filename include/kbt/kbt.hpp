@@ -14,6 +14,7 @@
 
 #include <kbt/data/bar_data.hpp>
 #include <kbt/data/bar_data_views.hpp>
+#include <kbt/data/data_digest.hpp>
 #include <kbt/data/data_io.hpp>
 #include <kbt/data/time_format.hpp>
 

@@ -192,6 +192,8 @@ void run(const RunArgs& a) {
     for (const auto& [k, v] : outcome.profile.numbers) std::printf("  %-22s %.6g\n", k.c_str(), v);
     std::printf("  %-22s %.6g\n", "seconds_write", write_seconds);
   }
+  // The results (with /verify) are written for diagnosis; the run still fails.
+  if (verification) check_no_mismatch(*verification, out);
 }
 
 }  // namespace

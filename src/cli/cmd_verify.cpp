@@ -55,6 +55,7 @@ void verify(const VerifyArgs& a) {
   write_verification_hdf5(a.results_path, out, v);
   std::fputs(format_verification_summary(v, loaded.results, a.show).c_str(), stdout);
   std::printf("verification written to %s (/verify)\n", out.c_str());
+  check_no_mismatch(v, out);
 }
 
 }  // namespace

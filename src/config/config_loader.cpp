@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unordered_set>
 
 namespace kbt {
 
@@ -63,10 +64,11 @@ void Loader::symbols(const YamlEntry& e) {
     return;
   }
   if (!e.value.IsSequence()) bad(e, "symbols", "a list of symbol names");
+  std::unordered_set<std::string> listed;  // a million names: no quadratic scan
   for (const auto& s : e.value) {
     if (!s.IsScalar() || s.Scalar().empty()) bad(s, "each of symbols", "a symbol name");
-    for (const auto& prev : cfg_.symbols)
-      if (prev == s.Scalar()) doc_.fail(ErrorCategory::config, s, "symbol '" + prev + "' is listed twice in symbols");
+    if (!listed.insert(s.Scalar()).second)
+      doc_.fail(ErrorCategory::config, s, "symbol '" + s.Scalar() + "' is listed twice in symbols");
     cfg_.symbols.push_back(s.Scalar());
   }
 }

@@ -11,6 +11,7 @@ const char* to_string(ErrorCategory category) noexcept {
     case ErrorCategory::grid: return "grid";
     case ErrorCategory::limit: return "limit";
     case ErrorCategory::unsupported: return "unsupported";
+    case ErrorCategory::verification: return "verification";
     case ErrorCategory::internal: return "internal";
   }
   return "internal";

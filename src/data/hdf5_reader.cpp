@@ -10,6 +10,8 @@
 #include <fstream>
 #include <set>
 #include <sys/stat.h>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "data/hdf5_support.hpp"
 #include "data/isolated_read.hpp"
@@ -354,18 +356,22 @@ class Hdf5Reader {
     if (subset.empty()) {
       for (std::size_t i = 0; i < all_symbols.size(); ++i) rows.push_back(i);
     } else {
-      std::set<std::string> seen;
+      // Hashed both ways: a million-name subset of a million-symbol file is linear.
+      std::unordered_map<std::string, std::size_t> row_of;
+      row_of.reserve(all_symbols.size());
+      for (std::size_t i = 0; i < all_symbols.size(); ++i) row_of.emplace(all_symbols[i], i);
+      std::unordered_set<std::string> seen;
       for (const auto& name : subset) {
         if (!seen.insert(name).second)
           throw Error(ErrorCategory::config, path_ + ": symbol '" + name + "' requested twice");
-        std::size_t i = 0;
-        while (i < all_symbols.size() && all_symbols[i] != name) ++i;
-        if (i == all_symbols.size()) {
+        const auto found = row_of.find(name);
+        if (found == row_of.end()) {
           std::string avail;
-          for (const auto& s : all_symbols) avail += (avail.empty() ? "" : ", ") + s;
+          for (std::size_t i = 0; i < all_symbols.size() && i < 20; ++i) avail += (i ? ", " : "") + all_symbols[i];
+          if (all_symbols.size() > 20) avail += ", ... (" + std::to_string(all_symbols.size()) + " in all)";
           fail("/symbols", "symbol '" + name + "' not found (file has: " + avail + ")");
         }
-        rows.push_back(i);
+        rows.push_back(found->second);
       }
     }
     for (std::size_t r : rows) {

@@ -146,7 +146,7 @@ hid_t open_checkpoint(const std::string& path, unsigned flags, bool take_lock = 
 const std::vector<std::pair<const char*, std::string CheckpointIdentity::*>>& identity_fields() {
   static const std::vector<std::pair<const char*, std::string CheckpointIdentity::*>> fields = {
       {"kbt_version", &CheckpointIdentity::kbt_version}, {"data_path", &CheckpointIdentity::data_path},
-      {"data_size", &CheckpointIdentity::data_size},     {"data_mtime", &CheckpointIdentity::data_mtime},
+      {"data_digest", &CheckpointIdentity::data_digest},
       {"device", &CheckpointIdentity::device},           {"precision", &CheckpointIdentity::precision},
       {"sample", &CheckpointIdentity::sample},           {"sample_seed", &CheckpointIdentity::sample_seed},
       {"symbols", &CheckpointIdentity::symbols}};
@@ -166,15 +166,11 @@ std::string read_config_text(hid_t file, const std::string& path) {
 
 }  // namespace
 
-CheckpointIdentity CheckpointIdentity::with_data_file(const std::string& data_path) {
+CheckpointIdentity CheckpointIdentity::for_data(const std::string& data_path, const std::string& data_digest) {
   CheckpointIdentity id;
   id.kbt_version = version_string;
   id.data_path = std::filesystem::absolute(data_path).lexically_normal().string();
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(data_path, ec);
-  id.data_size = ec ? "unknown" : std::to_string(size);
-  const auto mtime = std::filesystem::last_write_time(data_path, ec);
-  id.data_mtime = ec ? "unknown" : std::to_string(static_cast<long long>(mtime.time_since_epoch().count()));
+  id.data_digest = data_digest;
   return id;
 }
 

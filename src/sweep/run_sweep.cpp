@@ -6,6 +6,7 @@
 #include <kbt/core/error.hpp>
 #include <kbt/core/execution_spaces.hpp>
 #include <kbt/core/version.hpp>
+#include <kbt/data/data_digest.hpp>
 #include <kbt/data/data_io.hpp>
 #include <kbt/output/checkpoint.hpp>
 #include <kbt/sweep/prepared_sweep.hpp>
@@ -32,7 +33,8 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 // The checkpoint of the run, created or resumed (empty without a path).
 // Refuses a stale checkpoint without --resume and a resume without one.
 std::optional<Checkpoint> open_checkpoint(const RunConfig& config, const SweepRequest& request,
-                                          const std::string& device, bool fp32, SweepResults& r) {
+                                          const std::string& device, bool fp32, const std::string& digest,
+                                          SweepResults& r) {
   std::optional<Checkpoint> checkpoint;
   if (request.checkpoint_path.empty()) return checkpoint;
   const std::size_t n = r.n_rows();
@@ -45,7 +47,7 @@ std::optional<Checkpoint> open_checkpoint(const RunConfig& config, const SweepRe
   if (n == 0 && request.resume)
     throw Error(ErrorCategory::config, request.checkpoint_path + ": cannot resume: this run has no combos to simulate");
   if (n == 0) return checkpoint;
-  CheckpointIdentity identity = CheckpointIdentity::with_data_file(config.data_path);
+  CheckpointIdentity identity = CheckpointIdentity::for_data(config.data_path, digest);
   identity.config_yaml = config.source_yaml;
   identity.device = device;
   identity.precision = fp32 ? "fp32" : "fp64";
@@ -143,7 +145,10 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
     }
   }
 
-  std::optional<Checkpoint> checkpoint = open_checkpoint(config, request, device, fp32, r);
+  const auto t_digest = Clock::now();
+  const std::string digest = data_digest(bars);  // what the run computes on, by content
+  const double digest_seconds = seconds_since(t_digest);
+  std::optional<Checkpoint> checkpoint = open_checkpoint(config, request, device, fp32, digest, r);
   DriverOptions drive;
   drive.chunk_combos = chunk;
   drive.resumed = checkpoint ? static_cast<std::size_t>(checkpoint->combos_done()) : 0;
@@ -179,6 +184,8 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   prof.set("kbt_version", version_string);
   prof.set("kokkos_version", kokkos_version_string());
   prof.set("data_path", std::filesystem::absolute(config.data_path).lexically_normal().string());
+  prof.set("data_digest", digest);
+  prof.set("seconds_data_digest", digest_seconds);
   prof.set("config_path", config.source_path);
   prof.set("device", device);
   prof.set("device_requested", requested);

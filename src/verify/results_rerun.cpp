@@ -2,6 +2,7 @@
 
 #include <kbt/config/config_loader.hpp>
 #include <kbt/core/error.hpp>
+#include <kbt/data/data_digest.hpp>
 #include <kbt/sweep/run_sweep.hpp>
 #include <kbt/verify/verify.hpp>
 
@@ -27,6 +28,15 @@ ResultsRerun open_results_for_rerun(const std::string& results_path) {
                                                   " bars, the run of " + results_path + " had " +
                                                   std::to_string(static_cast<long long>(v)) +
                                                   " (the data changed since the run)");
+  // Results written before kbt recorded the digest have none: nothing to compare.
+  const std::string recorded = r.loaded.profile_text("data_digest");
+  if (!recorded.empty()) {
+    const std::string now = data_digest(r.bars);
+    if (now != recorded)
+      throw Error(ErrorCategory::data_format, r.config.data_path + ": the data changed since the run of " + results_path +
+                                                  " (data digest " + now + ", the run's " + recorded +
+                                                  "): re-run the sweep on this data");
+  }
   return r;
 }
 

@@ -1,6 +1,7 @@
 // The verification summary printed by `kbt run` and `kbt verify`.
 
 #include <kbt/verify/verify.hpp>
+#include <kbt/core/error.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -61,6 +62,16 @@ double verification_rank_correlation(const VerificationResults& v) {
   return 1.0 - 6.0 * sum_d2 / (md * (md * md - 1.0));
 }
 
+void check_no_mismatch(const VerificationResults& v, const std::string& results_path) {
+  if (!v.mismatch_checked || v.n_mismatches() == 0) return;
+  throw Error(ErrorCategory::verification,
+              results_path + ": verification: the metrics of " + std::to_string(v.n_mismatches()) + " of " +
+                  std::to_string(v.n()) +
+                  " candidates differ from the sweep's (/verify/mismatch): the inputs may have changed during the run "
+                  "or since it (the data file, or the results file edited), or this is a bug in kbt (please report it "
+                  "with the config and data)");
+}
+
 std::string format_verification_summary(const VerificationResults& v, const SweepResults& sweep, std::size_t show) {
   const std::size_t n = v.n();
   std::string out = "verification: " + std::to_string(n) + " candidate" + (n == 1 ? "" : "s") +
@@ -73,7 +84,7 @@ std::string format_verification_summary(const VerificationResults& v, const Swee
   if (v.mismatch_checked) {
     out += "  mismatches: " + std::to_string(v.n_mismatches()) + " of " + std::to_string(n) +
            (v.n_mismatches() == 0 ? " (every sweep metric reproduced bit for bit)\n"
-                                  : " (verified fp64 metrics differ from the sweep's: a bug, please report)\n");
+                                  : " (verified fp64 metrics differ from the sweep's)\n");
   } else {
     out += std::string("  mismatches: not checked (") +
            (v.same_window ? "the sweep ran in " + v.sweep_precision : std::string("the window differs from the sweep's")) +

@@ -2,10 +2,12 @@
 // that fails part-way (a file-size limit, as a full disk does), an output
 // that cannot be moved into place, readers holding the live checkpoint open
 // with HDF5's default file locking, a second writer on the same output, a
-// stale lock of a killed run, temporaries orphaned by killed runs.
+// stale lock of a killed run, temporaries orphaned by killed runs, data
+// edited in place, a verification that disagrees with the sweep.
 
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <kbt/core/error.hpp>
 #include <kbt/output/checkpoint.hpp>
 #include <kbt/output/results.hpp>
 #include <kbt/output/run_lock.hpp>
@@ -309,4 +311,121 @@ TEST(CliFaults, TheNextRunRemovesOrphanedTemporaries) {
   for (const auto& p : orphans) EXPECT_FALSE(fs::exists(p)) << p;
   EXPECT_TRUE(fs::exists(kept));
   EXPECT_TRUE(fs::exists(out));
+}
+
+namespace {
+
+// Flattens /bars/close of symbol 0 from bar `from` on (every value the one
+// before it), in place, and restores the file's size and modification time:
+// the edit the size+mtime identity could not see. (The dataset is compressed:
+// flat values compress better, so the file does not grow, and zero padding
+// after HDF5's end of allocation restores the size.)
+void edit_close_in_place(const std::string& path, std::size_t from) {
+  const auto mtime = fs::last_write_time(path);
+  const auto size = fs::file_size(path);
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  const hid_t set = H5Dopen2(file, "/bars/close", H5P_DEFAULT);
+  ASSERT_GE(set, 0);
+  const hid_t space = H5Dget_space(set);
+  hsize_t dims[2] = {0, 0};
+  H5Sget_simple_extent_dims(space, dims, nullptr);
+  std::vector<double> v(dims[0] * dims[1]);
+  ASSERT_GE(H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0);
+  ASSERT_GT(dims[1], from);
+  ASSERT_GT(from, 0u);
+  for (std::size_t t = from; t < dims[1]; ++t) v[t] = v[from - 1];
+  ASSERT_GE(H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0);
+  H5Sclose(space);
+  H5Dclose(set);
+  H5Fclose(file);
+  ASSERT_LE(fs::file_size(path), size) << "the edit grew the file: the case would not test the digest";
+  fs::resize_file(path, size);
+  fs::last_write_time(path, mtime);
+  ASSERT_EQ(fs::file_size(path), size);
+  ASSERT_EQ(fs::last_write_time(path), mtime);
+}
+
+// Adds `delta` to /metrics/<metric> at `row` of a results file.
+void nudge_metric(const std::string& path, const std::string& metric, std::uint64_t row, double delta) {
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  const hid_t set = H5Dopen2(file, ("/metrics/" + metric).c_str(), H5P_DEFAULT);
+  ASSERT_GE(set, 0);
+  const hid_t space = H5Dget_space(set);
+  hsize_t n = 0;
+  H5Sget_simple_extent_dims(space, &n, nullptr);
+  std::vector<double> v(n);
+  ASSERT_GE(H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0);
+  ASSERT_LT(row, n);
+  v[row] += delta;
+  ASSERT_GE(H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0);
+  H5Sclose(space);
+  H5Dclose(set);
+  H5Fclose(file);
+}
+
+}  // namespace
+
+// The data is identified by its content: a data file edited in place with its
+// size and modification time kept is refused by --resume and by kbt verify.
+TEST(CliFaults, DataEditedInPlaceIsRefusedByResumeAndVerify) {
+  const Scratch s("digest");
+  const std::string cfg = make_run(s, 40000, 8, false);
+  const std::string data = s / "synth.h5", out = s / "r.h5", ckpt = out + ".partial.h5";
+  // A finished run first (for kbt verify), then one killed after a commit.
+  const std::string done = s / "done.h5";
+  const auto full = kbt::test::run_kbt("run " + cfg + " --device reference --quiet --out " + done);
+  ASSERT_EQ(full.exit_code, 0) << full.output;
+  const pid_t pid = kbt::test::spawn_kbt({"run", cfg, "--device", "reference", "--threads", "1", "--quiet", "--out", out},
+                                         s / "run.log");
+  ASSERT_GT(pid, 0);
+  bool killed = false;
+  const auto deadline = Clock::now() + std::chrono::seconds(60);
+  while (!killed && Clock::now() < deadline) {
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) break;
+    try {
+      if (fs::exists(ckpt) && kbt::read_checkpoint_status(ckpt).combos_done >= 8) {
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, nullptr, 0);
+        killed = true;
+      }
+    } catch (const kbt::Error&) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ASSERT_TRUE(killed) << "no commit seen before the run ended: " << read_text(s / "run.log");
+
+  edit_close_in_place(data, 15000);
+  const auto resumed = kbt::test::run_kbt("run " + cfg + " --device reference --quiet --resume --out " + out);
+  EXPECT_EQ(resumed.exit_code, 1) << resumed.output;
+  EXPECT_NE(resumed.output.find("cannot resume: the checkpoint's data_digest is"), std::string::npos) << resumed.output;
+  EXPECT_FALSE(fs::exists(out));
+  const auto verified = kbt::test::run_kbt("verify " + done);
+  EXPECT_EQ(verified.exit_code, 1) << verified.output;
+  EXPECT_NE(verified.output.find(data + ": the data changed since the run of " + done), std::string::npos)
+      << verified.output;
+}
+
+// A verified candidate whose metrics differ from the sweep's fails the
+// command (exit 1, category verification), after /verify is written.
+TEST(CliFaults, AVerificationMismatchFailsTheCommand) {
+  const Scratch s("mismatch");
+  const std::string cfg = make_run(s, 2000, 64, false);
+  const std::string out = s / "r.h5", checked = s / "v.h5";
+  const auto run = kbt::test::run_kbt("run " + cfg + " --device reference --quiet --out " + out);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const auto loaded = kbt::read_results_hdf5(out);
+  ASSERT_FALSE(loaded.results.top_k.empty());
+  nudge_metric(out, "total_return", loaded.results.top_k.front(), 1e-9);
+  const auto r = kbt::test::run_kbt("verify " + out + " --out " + checked);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("error [verification]: " + checked + ": verification: the metrics of 1 of 10 candidates differ"),
+            std::string::npos)
+      << r.output;
+  ASSERT_TRUE(fs::exists(checked));
+  const auto v = kbt::read_results_hdf5(checked);
+  ASSERT_TRUE(v.verification);
+  EXPECT_EQ(v.verification->n_mismatches(), 1u);
 }

@@ -215,7 +215,7 @@ TEST(ResumeCheckpoint, InterruptedRunResumesToTheSameBits) {
 
 TEST(ResumeCheckpoint, ResumeRefusesAnotherRunsCheckpoint) {
   const auto dir = scratch("identity");
-  // A private copy of the data, so that its mtime can change.
+  // A private copy of the data (the run names its path).
   const auto data = dir / "data.h5";
   fs::copy_file(std::string(KBT_SOURCE_DIR) + "/data/sample.h5", data);
   const auto cfg_path = dir / "cfg.yaml";
@@ -232,9 +232,10 @@ TEST(ResumeCheckpoint, ResumeRefusesAnotherRunsCheckpoint) {
   run_until(config, bars, req, 20);
   ASSERT_TRUE(fs::exists(ckpt));
   req.resume = true;
-  const auto refused = [&](const kbt::RunConfig& c, const kbt::SweepRequest& r, const std::string& what) {
+  const auto refused = [&](const kbt::RunConfig& c, const kbt::SweepRequest& r, const std::string& what,
+                           const kbt::BarData* other_data = nullptr) {
     try {
-      kbt::run_sweep(c, bars, r);
+      kbt::run_sweep(c, other_data ? *other_data : bars, r);
       ADD_FAILURE() << what << ": resumed";
     } catch (const kbt::Error& e) {
       const std::string msg = e.what();
@@ -259,8 +260,10 @@ TEST(ResumeCheckpoint, ResumeRefusesAnotherRunsCheckpoint) {
     refused(other, req, "the config text differs");
   }
   {
-    fs::last_write_time(data, fs::last_write_time(data) + std::chrono::seconds(5));
-    refused(config, req, "the checkpoint's data_mtime is");
+    // The data is identified by content (docs/results.md "Identity of the data").
+    kbt::BarData edited = bars;
+    edited.columns.at("close").back() *= 1.01;
+    refused(config, req, "the checkpoint's data_digest is", &edited);
   }
 }
 
@@ -272,7 +275,7 @@ TEST(ResumeCheckpoint, CreationNeverOverwritesAnotherCheckpoint) {
   r.param_names = {"a"};
   r.combo_ids = {0, 1, 2};
   r.params = {1, 2, 3};
-  kbt::CheckpointIdentity id = kbt::CheckpointIdentity::with_data_file(std::string(KBT_SOURCE_DIR) + "/data/sample.h5");
+  kbt::CheckpointIdentity id = kbt::CheckpointIdentity::for_data(std::string(KBT_SOURCE_DIR) + "/data/sample.h5", "0123456789abcdef");
   id.n_combos = 3;
   const std::string path = (dir / "r.h5.partial.h5").string();
   auto first = kbt::Checkpoint::create(path, id, r, "r.h5", "kbt run first --resume");

@@ -15,6 +15,7 @@ enum class ErrorCategory {
   grid,         // empty grid, bad range, constraints reject everything
   limit,        // a configured limit (combos, memory, nesting) exceeded
   unsupported,  // a request this build or device cannot serve
+  verification, // re-run candidates disagree with the sweep (changed inputs, or a bug)
   internal      // a bug in kbt
 };
 

@@ -19,8 +19,7 @@ struct CheckpointIdentity {
   std::string kbt_version;
   std::string config_yaml;  // the config text as run
   std::string data_path;    // absolute
-  std::string data_size;    // bytes, decimal
-  std::string data_mtime;   // file modification time, the filesystem clock's ticks, decimal
+  std::string data_digest;  // of the data as loaded (include/kbt/data/data_digest.hpp)
   std::string device;       // the space that runs the sweep ("reference", "serial", ...)
   std::string precision;    // fp64 | fp32
   std::string sample;       // "none" or the --sample count
@@ -28,8 +27,9 @@ struct CheckpointIdentity {
   std::string symbols;      // the config's symbol subset, comma-separated
   std::uint64_t n_combos = 0;
 
-  // Identity of the data file at `data_path` now (size and mtime filled in).
-  static CheckpointIdentity with_data_file(const std::string& data_path);
+  // kbt_version, data_path (made absolute) and data_digest filled in; the
+  // data is identified by its content, not by the file's size or mtime.
+  static CheckpointIdentity for_data(const std::string& data_path, const std::string& data_digest);
 };
 
 // "<results_path>.partial.h5".

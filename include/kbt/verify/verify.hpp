@@ -49,6 +49,11 @@ VerificationResults verify_candidates(const RunConfig& config, const BarData& ba
 // A few lines for the terminal: counts, window, objective, mismatches, rank
 // correlation and the best `show` candidates by verified rank with their rank
 // before.
+// Throws kbt::Error(verification) when a verified candidate's metrics differ
+// from the sweep's (by bits, where checked): the results cannot be trusted.
+// `results_path` names the file whose /verify records the mismatches.
+void check_no_mismatch(const VerificationResults& verification, const std::string& results_path);
+
 std::string format_verification_summary(const VerificationResults& verification, const SweepResults& sweep,
                                         std::size_t show = 10);
 
