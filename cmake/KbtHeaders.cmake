@@ -64,6 +64,7 @@ set(KBT_HEADERS
   kbt/sweep/progress.hpp
   kbt/sweep/run_sweep.hpp
   kbt/sweep/space_sweep.hpp
+  kbt/sweep/strategy_warnings.hpp
   kbt/sweep/sweep_driver.hpp
   kbt/sweep/sweep_engine.hpp
   kbt/sweep/sweep_kernel.hpp

@@ -48,6 +48,7 @@
 #include <kbt/sweep/progress.hpp>
 #include <kbt/sweep/run_sweep.hpp>
 #include <kbt/sweep/space_sweep.hpp>
+#include <kbt/sweep/strategy_warnings.hpp>
 #include <kbt/sweep/sweep_driver.hpp>
 #include <kbt/sweep/sweep_engine.hpp>
 #include <kbt/sweep/sweep_kernel.hpp>

@@ -7,6 +7,7 @@
 #include <kbt/config/config_loader.hpp>
 #include <kbt/data/time_format.hpp>
 #include <kbt/core/error.hpp>
+#include <kbt/sweep/strategy_warnings.hpp>
 #include <kbt/data/data_io.hpp>
 #include <kbt/lang/compiler.hpp>
 #include <kbt/simulation/resolved_simulation.hpp>
@@ -168,6 +169,7 @@ void check_with_data(const RunConfig& c) {
   const Program program = compile_strategy(c.strategy, schema_of(bars));
   std::printf("strategy: compiled, %zu instructions, %zu hoisted series, %zu scan%s\n", program.code.size(),
               program.hoisted.size(), program.scans.size(), program.scans.size() == 1 ? "" : "s");
+  for (const std::string& w : strategy_warnings(program, bars)) std::printf("warning: %s\n", w.c_str());
 
   const ParamGrid grid(c.strategy.params);
   if (program.constraints.empty()) {

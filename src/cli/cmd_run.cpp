@@ -98,8 +98,11 @@ void run(const RunArgs& a) {
     try {
       resolve_verify_window(config, bars, verify_request_from_config(config));
     } catch (const Error& e) {
-      const bool start = config.key_origins.count("verify.score_start") > 0;
-      throw Error(e.category(), config.where(start ? "verify.score_start" : "verify.score_end") + ": " + e.what());
+      // The bound that made the window: verify's own, else the sweep's score_start.
+      const char* key = config.key_origins.count("verify.score_start") ? "verify.score_start"
+                        : config.key_origins.count("verify.score_end") ? "verify.score_end"
+                                                                        : "simulation.score_start";
+      throw config.located(key, e);
     }
   }
   // Checkpoint (docs/results.md "Incomplete runs and --resume").

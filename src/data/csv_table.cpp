@@ -88,9 +88,10 @@ CsvTable read_csv_table(const std::string& path) {
   std::size_t line_no = 0, pos = 0;
   bool first = true;
   while (pos < text.size()) {
-    const std::size_t nl = text.find('\n', pos);
+    // Lines end in LF, CRLF or a lone CR (classic Mac OS, some exports).
+    const std::size_t nl = text.find_first_of("\r\n", pos);
     const std::string line = text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
-    pos = nl == std::string::npos ? text.size() : nl + 1;
+    pos = nl == std::string::npos ? text.size() : nl + (text.compare(nl, 2, "\r\n") == 0 ? 2 : 1);
     ++line_no;
     if (is_blank(line)) continue;
     std::vector<std::string> fields = split_fields(line);

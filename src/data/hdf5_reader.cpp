@@ -290,7 +290,9 @@ class Hdf5Reader {
     } else {
       const std::size_t size = H5Tget_size(ftype.get());
       H5Tset_size(mtype.get(), size);
-      H5Tset_strpad(mtype.get(), H5T_STR_NULLPAD);  // same size: nothing is cut
+      // The file's own padding and size: no conversion, the stored bytes as they
+      // are (a conversion from NULLTERM would cut "A\0B" to "A" silently).
+      H5Tset_strpad(mtype.get(), H5Tget_strpad(ftype.get()));
       std::vector<char> buf(count * size);
       if (H5Dread(ds.get(), mtype.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()) < 0)
         fail(name, "read failed (file is corrupt or truncated)");
@@ -298,6 +300,8 @@ class Hdf5Reader {
         const char* p = buf.data() + i * size;
         std::size_t len = 0;
         while (len < size && p[len] != '\0') ++len;
+        for (std::size_t k = len; k < size; ++k)  // "A\0B" is not "A"
+          if (p[k] != '\0') fail(name, "string " + std::to_string(i) + " has a NUL byte inside");
         while (len > 0 && p[len - 1] == ' ') --len;  // space-padded strings
         out.emplace_back(p, len);
       }

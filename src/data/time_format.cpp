@@ -101,6 +101,7 @@ std::optional<std::int64_t> parse_iso8601_ns(std::string_view s) {
         int ndig = 0;
         while (pos < s.size() && is_digit(s[pos])) {
           if (ndig < 9) frac_ns = frac_ns * 10 + (s[pos] - '0');
+          else if (s[pos] != '0') return std::nullopt;  // finer than 1 ns: not silently cut
           ++ndig;
           ++pos;
         }
@@ -167,7 +168,10 @@ std::optional<std::int64_t> parse_epoch_ns(std::string_view s) {
   std::int64_t frac_ns = 0;
   std::int64_t place = scale / 10;
   for (char c : frac) {
-    if (place == 0) break;  // below 1 ns: truncated
+    if (place == 0) {  // below 1 ns: refused (zeros are exact), never cut silently
+      if (c != '0') return std::nullopt;
+      continue;
+    }
     frac_ns += (c - '0') * place;
     place /= 10;
   }

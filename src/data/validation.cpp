@@ -30,11 +30,42 @@ void check_strictly_increasing(const std::vector<std::int64_t>& ts, const std::s
   }
 }
 
+namespace {
+
+// Well-formed UTF-8 (RFC 3629): no overlong forms, no surrogates, <= U+10FFFF.
+bool is_utf8(const std::string& s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const std::size_t n = s.size();
+  for (std::size_t i = 0; i < n;) {
+    const unsigned c = p[i];
+    std::size_t len = 0;
+    unsigned lo = 0x80, hi = 0xBF;
+    if (c < 0x80) len = 1;
+    else if (c >= 0xC2 && c <= 0xDF) len = 2;
+    else if (c >= 0xE0 && c <= 0xEF) len = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    else if (c >= 0xF0 && c <= 0xF4) len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    else return false;
+    if (i + len > n) return false;
+    for (std::size_t k = 1; k < len; ++k) {
+      const unsigned b = p[i + k];
+      if (b < (k == 1 ? lo : 0x80u) || b > (k == 1 ? hi : 0xBFu)) return false;
+    }
+    i += len;
+  }
+  return true;
+}
+
+}  // namespace
+
 void check_names(const std::vector<std::string>& names, const std::string& origin,
                  const std::string& dataset, const char* what) {
   std::map<std::string, std::size_t> seen;
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (names[i].empty()) fail_dataset(origin, dataset, std::string(what) + " " + std::to_string(i) + " is empty");
+    if (names[i].find('\0') != std::string::npos)
+      fail_dataset(origin, dataset, std::string(what) + " " + std::to_string(i) + " has a NUL byte inside");
+    if (!is_utf8(names[i]))
+      fail_dataset(origin, dataset, std::string(what) + " " + std::to_string(i) + " is not valid UTF-8");
     auto [it, inserted] = seen.emplace(names[i], i);
     if (!inserted)
       fail_dataset(origin, dataset,

@@ -10,6 +10,7 @@
 #include "reference/evaluator_series_ops.hpp"
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <string>
@@ -455,6 +456,17 @@ bool constraints_hold(const Program& program, const double* param_values) {
     if (v.empty() || !(v[0] == 1.0)) return false;
   }
   return true;
+}
+
+std::vector<double> scalar_registers_reference(const Program& program, const double* param_values) {
+  Evaluator ev(program, nullptr, param_values);
+  ev.run_all(true);
+  std::vector<double> out(program.code.size(), std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t r = 0; r < out.size(); ++r) {
+    const auto& v = ev.registers()[r];
+    if (!program.code[r].is_series && !v.empty()) out[r] = v[0];
+  }
+  return out;
 }
 
 std::vector<double> evaluate_expression_reference(const Program& program, const BarData& data,

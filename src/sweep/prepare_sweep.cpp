@@ -3,6 +3,7 @@
 #include <kbt/sweep/prepared_sweep.hpp>
 
 #include <kbt/config/param_grid.hpp>
+#include <kbt/core/error.hpp>
 #include <kbt/lang/compiler.hpp>
 #include <kbt/reference/evaluator.hpp>
 
@@ -13,7 +14,12 @@ PreparedSweep prepare_sweep(const RunConfig& config, const BarData& bars, const 
   p.program = compile_strategy(config.strategy, schema_of(bars));
   const ParamGrid grid(config.strategy.params);
   p.combos_in_grid = grid.n_combos();
-  p.combo_ids = filter_combos(grid, [&](const double* values) { return constraints_hold(p.program, values); });
+  try {
+    p.combo_ids = filter_combos(grid, [&](const double* values) { return constraints_hold(p.program, values); });
+  } catch (const Error& e) {  // every combo rejected: point at the (first) constraint
+    if (e.category() != ErrorCategory::grid || config.strategy.constraints.empty()) throw;
+    throw Error(e.category(), config.strategy.constraints.front().where() + ": " + e.what());
+  }
   if (options.sample) p.combo_ids = sample_combos(p.combo_ids, *options.sample, options.sample_seed);
   const std::size_t n_params = grid.n_params();
   for (std::size_t k = 0; k < n_params; ++k) p.param_names.push_back(grid.axis(k).name);

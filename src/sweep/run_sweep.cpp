@@ -12,6 +12,7 @@
 #include <kbt/sweep/prepared_sweep.hpp>
 #include <kbt/sweep/sweep_driver.hpp>
 #include <kbt/sweep/sweep_engine.hpp>
+#include <kbt/sweep/strategy_warnings.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -89,6 +90,8 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   const PreparedSweep sweep = prepare_sweep(config, bars, prepare);
   const double compile_seconds = seconds_since(t_compile);
   const std::size_t n = sweep.n_combos();
+  if (!request.quiet)
+    for (const std::string& w : strategy_warnings(sweep.program, bars)) std::fprintf(stderr, "kbt: warning: %s\n", w.c_str());
 
   outcome.device_used = detail::choose_device(requested, sweep.program, n, bars, config.simulation, request,
                                               outcome.fallback_reason, prof);
@@ -127,8 +130,14 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
     kernel_options.memory_budget_bytes = static_cast<std::size_t>(*config.sweep.memory_budget_mb * 1048576.0);
   KernelEngineFacts facts;
   const bool kernel = device != "reference";
-  const std::unique_ptr<SweepEngine> engine = kernel ? make_kernel_engine(sweep, bars, device, fp32, kernel_options, &facts)
-                                                     : make_reference_engine(sweep, bars, request.threads);
+  std::unique_ptr<SweepEngine> engine;
+  try {
+    engine = kernel ? make_kernel_engine(sweep, bars, device, fp32, kernel_options, &facts)
+                    : make_reference_engine(sweep, bars, request.threads);
+  } catch (const Error& e) {  // a budget too small: point at the setting
+    if (e.category() != ErrorCategory::limit || !config.sweep.memory_budget_mb) throw;
+    throw config.located("sweep.memory_budget_mb", e);
+  }
   if (kernel) {
     prof.set("hoisted_series", static_cast<double>(facts.hoisted_series));
     prof.set("materialized_series", static_cast<double>(facts.materialized_series));

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdio>
 #include <fcntl.h>
+#include <functional>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,9 +34,12 @@ inline CliResult run_command(const std::string& command) {
 // `args` is appended to the kbt path as-is (caller quotes).
 inline CliResult run_kbt(const std::string& args) { return run_command(std::string(KBT_CLI_PATH) + " " + args); }
 
-// Starts `kbt args...` (no shell) with stdout and stderr to the file `log`;
-// returns its pid, for tests that signal or race a running kbt.
-inline pid_t spawn_kbt(const std::vector<std::string>& args, const std::string& log) {
+// Starts `kbt args...` (no shell) with stdout and stderr to the file `log`
+// (none when empty); `in_child` runs in the child just before exec (limits,
+// signal dispositions, other descriptors). Returns its pid, for tests that
+// signal, race or wait for a running kbt.
+inline pid_t spawn_kbt(const std::vector<std::string>& args, const std::string& log,
+                       const std::function<void()>& in_child = {}) {
   std::vector<std::string> argv_s{KBT_CLI_PATH};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -43,8 +47,11 @@ inline pid_t spawn_kbt(const std::vector<std::string>& args, const std::string& 
   argv.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid == 0) {
-    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0) ::dup2(fd, 1), ::dup2(fd, 2);
+    if (!log.empty()) {
+      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd >= 0) ::dup2(fd, 1), ::dup2(fd, 2);
+    }
+    if (in_child) in_child();
     ::execv(KBT_CLI_PATH, argv.data());
     ::_exit(127);
   }

@@ -73,21 +73,11 @@ std::string make_run(const Scratch& s, int bars, int checkpoint_combos, bool csv
 // write past the limit fails with EFBIG, as one fails with ENOSPC on a full
 // disk. Returns the raw wait status; the output goes to `log`.
 int run_with_file_limit(const std::vector<std::string>& args, rlim_t max_file_bytes, const std::string& log) {
-  std::vector<std::string> argv_s{KBT_CLI_PATH};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0) ::dup2(fd, 1), ::dup2(fd, 2);
+  const pid_t pid = kbt::test::spawn_kbt(args, log, [max_file_bytes] {
     const struct rlimit limit {max_file_bytes, max_file_bytes};
     ::setrlimit(RLIMIT_FSIZE, &limit);
     ::signal(SIGXFSZ, SIG_IGN);
-    ::execv(KBT_CLI_PATH, argv.data());
-    ::_exit(127);
-  }
+  });
   int status = 0;
   ::waitpid(pid, &status, 0);
   return status;
@@ -428,4 +418,78 @@ TEST(CliFaults, AVerificationMismatchFailsTheCommand) {
   const auto v = kbt::read_results_hdf5(checked);
   ASSERT_TRUE(v.verification);
   EXPECT_EQ(v.verification->n_mismatches(), 1u);
+}
+
+// Errors that only the data or the grid reveal still name the config line of
+// the setting at fault.
+TEST(CliFaults, LateConfigErrorsNameTheirLine) {
+  const Scratch s("late_config");
+  make_run(s, 500, 64, false);  // the data file
+  const auto write = [&](const std::string& name, const std::string& tail) {
+    std::ofstream(s / name) << "data: synth.h5\nstrategy:\n  params:\n    fast: {range: [2, 40, 2]}\n"
+                               "  constraints: [\"fast > 100\"]\n"  // line 5, column 18 for g1
+                               "  signals:\n    f: ema(close, fast)\n  position: where(f > close, 1, -1)\n"
+                            << tail;
+    return s / name;
+  };
+  struct Case {
+    std::string file, tail, category, where;
+  };
+  const std::vector<Case> cases = {
+      {"constraints.yaml", "", "grid", "constraints.yaml:5:18: the constraints reject every one of the 20 combos"},
+      {"budget.yaml", "sweep: {device: serial, memory_budget_mb: 0.000001}\n", "limit", "budget.yaml:9:"},
+      {"start.yaml", "simulation: {score_start: \"2031-01-01\"}\n", "config", "start.yaml:9:"},
+  };
+  for (const auto& c : cases) {
+    std::string tail = c.tail;
+    std::string path = write(c.file, tail);
+    if (c.file != "constraints.yaml") {  // a grid the constraints do not empty
+      std::string text = read_text(path);
+      text.replace(text.find("fast > 100"), 10, "fast > 1");
+      std::ofstream(path) << text;
+    }
+    const auto r = kbt::test::run_kbt("run " + path + " --quiet --out " + (s / (c.file + ".h5")));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("error [" + c.category + "]: " + (s / c.where)), std::string::npos) << r.output;
+  }
+}
+
+// A window longer than the data, an htf timeframe longer than the data and an
+// output that is NaN everywhere run to zero trades: `kbt run` and `kbt check
+// --data` warn, naming the expression; a sound strategy gets no warning.
+TEST(CliFaults, NonsenseThatRunsToZeroTradesIsWarnedAbout) {
+  const Scratch s("nonsense");
+  const std::string sound = make_run(s, 500, 64, false);
+  struct Case {
+    std::string name, strategy, warning;
+  };
+  const std::vector<Case> cases = {
+      {"window", "  params:\n    fast: {range: [2, 4, 2]}\n  signals:\n    f: sma(close, 1000000000)\n"
+                 "  position: where(f > close, 1, -1)\n",
+       "warning: `rolling_mean(close, 1000000000)` is NaN on every bar: its window 1000000000 is longer than the data "
+       "(500 bars)"},
+      {"param_window", "  params:\n    slow: {range: [100, 1000, 300]}\n  signals:\n    s: sma(close, slow)\n"
+                       "  position: where(close > s, 1, -1)\n",
+       "warning: `rolling_mean(close, slow)` is NaN on every bar for 2 of the 4 values of slow: the window is longer "
+       "than the data (500 bars)"},
+      {"htf", "  params:\n    fast: {range: [2, 4, 2]}\n  signals:\n    d: htf(close, \"100000d\")\n"
+              "  position: where(close > d, 1, -1)\n",
+       "warning: `htf(close, \"100000d\")`: its timeframe 100000d is longer than the data's time span"},
+      {"position", "  params:\n    fast: {range: [2, 4, 2]}\n  position: 1/0\n",
+       "warning: position `(1 / 0)` is NaN on every bar: no trades"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string cfg = s / (c.name + ".yaml");
+    std::ofstream(cfg) << "data: synth.h5\nstrategy:\n" << c.strategy;
+    const auto run = kbt::test::run_kbt("run " + cfg + " --device reference --no-verify --out " + (s / (c.name + ".h5")));
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_NE(run.output.find("kbt: " + c.warning), std::string::npos) << run.output;
+    const auto check = kbt::test::run_kbt("check " + cfg + " --data");
+    EXPECT_EQ(check.exit_code, 0) << check.output;
+    EXPECT_NE(check.output.find(c.warning), std::string::npos) << check.output;
+  }
+  const auto clean = kbt::test::run_kbt("check " + sound + " --data");
+  EXPECT_EQ(clean.exit_code, 0) << clean.output;
+  EXPECT_EQ(clean.output.find("warning"), std::string::npos) << clean.output;
 }

@@ -54,6 +54,8 @@ TEST(DataCli, InspectRejectsEveryBadHdf5File) {
       {"wrong_dtype_timestamps.h5", {"dataset /timestamps: expected int64 [n], found float64 [6]"}},
       {"duplicate_symbols.h5", {"dataset /symbols: duplicate symbol 'AAA'"}},
       {"symbols_not_strings.h5", {"dataset /symbols: expected string [n], found int32 [2]"}},
+      {"symbol_nul_inside.h5", {"dataset /symbols: string 0 has a NUL byte inside"}},
+      {"symbol_not_utf8.h5", {"dataset /symbols: symbol 0 is not valid UTF-8"}},
       {"venues_count_mismatch.h5", {"dataset /venues: expected string [2], found string [1]"}},
       {"exo_not_increasing.h5", {"dataset /exo/hashrate/timestamps: timestamps not increasing at index 2"}},
   };

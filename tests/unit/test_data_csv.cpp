@@ -78,6 +78,14 @@ TEST(DataCsv, HeaderlessQuotedCrlfAndExtraColumns) {
   const auto b = kbt::import_csv(one("H", headerless));
   EXPECT_EQ(b.columns.at("close"), (std::vector<double>{1.5, 2.5}));
   EXPECT_TRUE(std::isnan(b.columns.at("volume")[0]));  // no volume column -> NaN
+  // Lone CR line ends (classic Mac OS exports): the same rows, with line numbers.
+  const auto cr = dir.write("cr.csv", "time,open,high,low,close\r2021-01-01,1,2,0.5,1.5\r\r2021-01-02,2,3,1.5,2.5\r");
+  const auto c = kbt::import_csv(one("C", cr));
+  EXPECT_EQ(c.columns.at("close"), (std::vector<double>{1.5, 2.5}));
+  EXPECT_EQ(c.timestamps, b.timestamps);
+  EXPECT_NE(error_of(one("C", dir.write("crbad.csv", "time,open,high,low,close\r2021-01-01,1,2,0.5,1.5\r\r2021-01-02,x,3,1.5,2.5\r")))
+                .find("crbad.csv:4: column 'open': bad number 'x'"),
+            std::string::npos);
   const auto quoted = dir.write("q.csv",
                                 "\"Date\",\"Open\",\"High\",\"Low\",\"Close\",\"Adj Close\",\"Volume\"\n"
                                 "\"2021-01-01\",\"1\",\"2\",\"0.5\",\"1.5\",\"1.4\",\"7\"\n");
@@ -148,6 +156,10 @@ TEST(DataCsv, ErrorsNameFileAndLine) {
   EXPECT_NE(err("w.csv", head + ok + "\n2021-01-01 01:00,1,2\n").find("w.csv:4: expected 6 fields, found 3"),
             std::string::npos);
   EXPECT_NE(err("t.csv", head + ok + "2021-02-30,1,2,0.5,1.5,10\n").find("t.csv:3: cannot parse time '2021-02-30'"),
+            std::string::npos);
+  // A time finer than 1 ns is refused, not cut to the nanosecond.
+  EXPECT_NE(err("ns.csv", head + ok + "2021-01-01T01:00:00.1234567891,1,2,0.5,1.5,10\n")
+                .find("ns.csv:3: cannot parse time '2021-01-01T01:00:00.1234567891'"),
             std::string::npos);
   EXPECT_NE(err("o.csv", head + "2021-01-02,1,2,0.5,1.5,10\n" + ok).find("o.csv:3: time 2021-01-01T00:00:00Z is before"),
             std::string::npos);

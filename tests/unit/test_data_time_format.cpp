@@ -24,7 +24,9 @@ TEST(DataTimeFormat, IsoDatesAndTimes) {
 TEST(DataTimeFormat, IsoFractionsAndOffsets) {
   EXPECT_EQ(kbt::parse_iso8601_ns("2021-01-01T00:00:00.5Z"), k2021 + 500000000);
   EXPECT_EQ(kbt::parse_iso8601_ns("2021-01-01T00:00:00.123456789"), k2021 + 123456789);
-  EXPECT_EQ(kbt::parse_iso8601_ns("2021-01-01T00:00:00.1234567891"), k2021 + 123456789);  // < 1 ns dropped
+  // Finer than 1 ns is refused, not cut; trailing zeros past 9 digits are exact.
+  EXPECT_FALSE(kbt::parse_iso8601_ns("2021-01-01T00:00:00.1234567891"));
+  EXPECT_EQ(kbt::parse_iso8601_ns("2021-01-01T00:00:00.1234567890"), k2021 + 123456789);
   EXPECT_EQ(kbt::parse_iso8601_ns("2021-01-01T02:00:00+02:00"), k2021);
   EXPECT_EQ(kbt::parse_iso8601_ns("2020-12-31T19:00:00-05:00"), k2021);
   EXPECT_EQ(kbt::parse_iso8601_ns("2020-12-31T18:30:00-0530"), k2021);
@@ -47,6 +49,9 @@ TEST(DataTimeFormat, EpochUnitByMagnitude) {
   EXPECT_EQ(kbt::parse_epoch_ns("1609459200000000000"), k2021);        // ns
   EXPECT_EQ(kbt::parse_epoch_ns("1609459200.25"), k2021 + 250000000);  // fractional seconds
   EXPECT_EQ(kbt::parse_epoch_ns("1609459200000.5"), k2021 + 500000);   // fractional ms
+  EXPECT_EQ(kbt::parse_epoch_ns("1609459200.123456789"), k2021 + 123456789);
+  EXPECT_FALSE(kbt::parse_epoch_ns("1609459200.1234567891"));  // finer than 1 ns: refused
+  EXPECT_EQ(kbt::parse_epoch_ns("1609459200000000000.000"), k2021);
   EXPECT_EQ(kbt::parse_epoch_ns("9000000000"), 9000000000LL * kSec);  // 2255, as seconds
   EXPECT_FALSE(kbt::parse_epoch_ns("99999999999"));  // seconds, but past int64 ns (year 2262)
   EXPECT_EQ(kbt::parse_epoch_ns("100000000000"), 100000000000LL * 1000000);  // first read as ms

@@ -149,22 +149,14 @@ std::string run_kbt_on_terminal(const std::vector<std::string>& args) {
   const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
   if (master < 0 || ::grantpt(master) != 0 || ::unlockpt(master) != 0) return "<no pty>";
   const std::string slave_name = ::ptsname(master);
-  std::vector<std::string> argv_s{KBT_CLI_PATH};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& s : argv_s) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
+  const pid_t pid = spawn_kbt(args, "", [&] {
     ::setsid();
     const int slave = ::open(slave_name.c_str(), O_RDWR);
     const int null = ::open("/dev/null", O_WRONLY);
     ::dup2(null, 1);
     ::dup2(slave, 2);
     ::close(master);
-    ::execv(KBT_CLI_PATH, argv.data());
-    ::_exit(127);
-  }
+  });
   std::string out;
   char buf[4096];
   for (;;) {

@@ -2,6 +2,7 @@
 // A run configuration (docs/config.md), as plain data.
 // Loading and validation live in config_loader.hpp.
 
+#include <kbt/core/error.hpp>
 #include <kbt/core/source_text.hpp>
 
 #include <cstdint>
@@ -117,6 +118,11 @@ struct RunConfig {
   std::string where(const std::string& key) const {
     const auto it = key_origins.find(key);
     return it != key_origins.end() ? it->second.where() : source_path;
+  }
+  // `e` again, prefixed with where(key): for an error that a later stage finds
+  // in a setting without knowing the config (a memory budget, a window).
+  Error located(const std::string& key, const Error& e) const {
+    return Error(e.category(), where(key) + ": " + e.what());
   }
 };
 

@@ -27,8 +27,9 @@ std::optional<std::int64_t> parse_iso8601_ns(std::string_view text);
 //   otherwise nanoseconds.
 // (1e11 ms is 1973-03-03 and 1e11 s lies beyond what int64 ns can hold, the
 // year 2262, so any time from 1973 to 2262 is read correctly whatever its
-// unit.) Fractions below 1 ns are truncated. Returns nullopt when `text` is
-// not a number or overflows int64 ns.
+// unit.) A fraction with non-zero digits below 1 ns is refused (nullopt), as
+// it is in the ISO form. Returns nullopt when `text` is not a number or
+// overflows int64 ns.
 std::optional<std::int64_t> parse_epoch_ns(std::string_view text);
 
 // ISO-8601 form first, then an epoch number. So 8 digits that form a valid

@@ -50,6 +50,10 @@ StrategyOutputs evaluate_strategy_reference(const Program& program, const BarDat
 // Needs no data: constraints depend on params only.
 bool constraints_hold(const Program& program, const double* param_values);
 
+// The value of every scalar register for these params (NaN in the slots of
+// series registers). Needs no data.
+std::vector<double> scalar_registers_reference(const Program& program, const double* param_values);
+
 // Program::expression of a compile_expression() program, [n_sym * n_bars]
 // symbol-major; a scalar expression is repeated at every bar.
 std::vector<double> evaluate_expression_reference(const Program& program, const BarData& data,

@@ -134,6 +134,8 @@ int main() {
   { Spec s = good(); s.float_timestamps = true; write("wrong_dtype_timestamps.h5", s); }
   { Spec s = good(); s.symbols = {"AAA", "AAA"}; write("duplicate_symbols.h5", s); }
   { Spec s = good(); s.int_symbols = true; write("symbols_not_strings.h5", s); }
+  { Spec s = good(); s.symbols = {std::string("A\0B", 3), "BBB"}; write("symbol_nul_inside.h5", s); }
+  { Spec s = good(); s.symbols = {"\xff\xfe", "BBB"}; write("symbol_not_utf8.h5", s); }
   { Spec s = good(); s.venues = {"binance"}; write("venues_count_mismatch.h5", s); }
   { Spec s = good(); s.exo_not_increasing = true; write("exo_not_increasing.h5", s); }
   {
