@@ -73,12 +73,22 @@ class Hdf5Reader {
   }
 
   // True when every component of `name` ("/bars/close") exists as a link.
+  // A component that is an external (or user-defined) link is refused: kbt
+  // reads only the file it was given, which is what the checkpoint's data
+  // digest and the user's intent cover (docs/data-format.md).
   bool exists(const std::string& name) const {
     std::size_t pos = 1;
     while (true) {
       const std::size_t slash = name.find('/', pos);
       const std::string prefix = name.substr(0, slash);
       if (H5Lexists(file_.get(), prefix.c_str(), H5P_DEFAULT) <= 0) return false;
+      H5L_info_t link{};
+      if (H5Lget_info(file_.get(), prefix.c_str(), &link, H5P_DEFAULT) < 0)
+        fail(prefix, "cannot read its link (file is corrupt)");
+      if (link.type != H5L_TYPE_HARD && link.type != H5L_TYPE_SOFT)
+        fail(prefix, std::string(link.type == H5L_TYPE_EXTERNAL ? "is an external link (to another file)"
+                                                               : "is a user-defined link") +
+                         ": kbt reads only the file it is given; copy the data into it (h5repack, or kbt data import)");
       if (slash == std::string::npos) return true;
       pos = slash + 1;
     }
@@ -115,6 +125,7 @@ class Hdf5Reader {
                      detail::describe_dims(found));
     }
     check_extent_fits_file(name, found, H5Tget_size(type.get()));
+    check_local_and_decodable(name, ds.get());
     check_storage_fits_file(name, ds.get());
     // A variable-length string is stored as a 16-byte global heap reference.
     const std::size_t stored_element =
@@ -122,6 +133,31 @@ class Hdf5Reader {
     check_storage_holds_extent(name, ds.get(), found, stored_element);
     dims = found;
     return ds;
+  }
+
+  // A virtual dataset reads other files (refused as external links are); a
+  // filter this HDF5 library lacks (a blosc or zstd plugin not installed)
+  // would otherwise surface as a failed read that looks like corruption.
+  void check_local_and_decodable(const std::string& name, hid_t ds) const {
+    H5Id dcpl(H5Dget_create_plist(ds), H5Pclose);
+    if (!dcpl.valid()) fail(name, "cannot read its storage layout (file is corrupt)");
+    if (H5Pget_layout(dcpl.get()) == H5D_VIRTUAL)
+      fail(name, "is a virtual dataset (its values live in other files): kbt reads only the file it is given; "
+                 "copy the data into it (h5repack)");
+    const int n_filters = H5Pget_nfilters(dcpl.get());
+    for (int f = 0; f < n_filters && f < 32; ++f) {
+      unsigned flags = 0, filter_config = 0;
+      std::size_t n_values = 0;
+      char filter_name[64] = "";
+      const H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(f), &flags, &n_values, nullptr,
+                                             sizeof filter_name, filter_name, &filter_config);
+      if (id < 0 || H5Zfilter_avail(id) > 0) continue;
+      filter_name[sizeof filter_name - 1] = '\0';
+      fail(name, "is compressed with HDF5 filter " + std::to_string(id) +
+                     (filter_name[0] ? " (" + std::string(filter_name) + ")" : std::string()) +
+                     ", which this HDF5 library cannot decode: install its plugin (HDF5_PLUGIN_PATH), or rewrite "
+                     "the file without it (h5repack -f GZIP=4)");
+    }
   }
 
   // A corrupt chunk index can claim chunks of any size, which libhdf5 then

@@ -56,6 +56,10 @@ TEST(DataCli, InspectRejectsEveryBadHdf5File) {
       {"symbols_not_strings.h5", {"dataset /symbols: expected string [n], found int32 [2]"}},
       {"symbol_nul_inside.h5", {"dataset /symbols: string 0 has a NUL byte inside"}},
       {"symbol_not_utf8.h5", {"dataset /symbols: symbol 0 is not valid UTF-8"}},
+      {"external_link_close.h5", {"dataset /bars/close: is an external link (to another file): kbt reads only the file"}},
+      {"virtual_close.h5", {"dataset /bars/close: is a virtual dataset (its values live in other files)"}},
+      {"missing_filter_close.h5", {"dataset /bars/close: is compressed with HDF5 filter 32001 (kbt-test-private), "
+                                   "which this HDF5 library cannot decode"}},
       {"venues_count_mismatch.h5", {"dataset /venues: expected string [2], found string [1]"}},
       {"exo_not_increasing.h5", {"dataset /exo/hashrate/timestamps: timestamps not increasing at index 2"}},
   };

@@ -114,6 +114,23 @@ void write(const std::string& path, const Spec& s) {
   H5Pclose(fcpl);
 }
 
+// A pass-through filter registered only in this generator: files written with
+// it need a plugin that no reader has (as a blosc or zstd file does without its
+// plugin).
+size_t private_filter(unsigned, size_t, const unsigned[], size_t nbytes, size_t*, void**) { return nbytes; }
+
+// Replaces /bars/close of a good file by what `make` puts in its place.
+template <class Make>
+void replace_close(const std::string& path, Make make) {
+  write(path, good());
+  hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  hid_t bars = H5Gopen2(file, "bars", H5P_DEFAULT);
+  H5Ldelete(bars, "close", H5P_DEFAULT);
+  make(bars);
+  H5Gclose(bars);
+  H5Fclose(file);
+}
+
 }  // namespace
 
 int main() {
@@ -157,5 +174,38 @@ int main() {
     f.seekp(static_cast<std::streamoff>(addr));
     for (hsize_t i = 0; i < size; ++i) f.put(static_cast<char>(0xA5));
   }
+  // Data kbt must not follow into files the user did not name: a good file
+  // (external_target.h5, not itself a bad input) that the next two point into.
+  write("external_target.h5", good());
+  replace_close("external_link_close.h5", [](hid_t bars) {
+    H5Lcreate_external("external_target.h5", "/bars/close", bars, "close", H5P_DEFAULT, H5P_DEFAULT);
+  });
+  replace_close("virtual_close.h5", [](hid_t bars) {
+    const hsize_t dims[2] = {kSym, kBars};
+    hid_t space = H5Screate_simple(2, dims, nullptr);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_virtual(dcpl, space, "external_target.h5", "/bars/close", space);
+    hid_t ds = H5Dcreate2(bars, "close", H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Dclose(ds);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+  });
+  replace_close("missing_filter_close.h5", [](hid_t bars) {
+    const H5Z_class2_t filter = {H5Z_CLASS_T_VERS, static_cast<H5Z_filter_t>(32001), 1, 1, "kbt-test-private",
+                                 nullptr, nullptr, private_filter};
+    H5Zregister(&filter);
+    const hsize_t dims[2] = {kSym, kBars};
+    hid_t space = H5Screate_simple(2, dims, nullptr);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_obj_track_times(dcpl, 0);
+    H5Pset_chunk(dcpl, 2, dims);
+    H5Pset_filter(dcpl, 32001, H5Z_FLAG_MANDATORY, 0, nullptr);
+    hid_t ds = H5Dcreate2(bars, "close", H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    std::vector<double> v(kSym * kBars, 100.0);
+    H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+    H5Dclose(ds);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+  });
   return 0;
 }
