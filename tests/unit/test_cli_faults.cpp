@@ -493,3 +493,36 @@ TEST(CliFaults, NonsenseThatRunsToZeroTradesIsWarnedAbout) {
   EXPECT_EQ(clean.exit_code, 0) << clean.output;
   EXPECT_EQ(clean.output.find("warning"), std::string::npos) << clean.output;
 }
+
+// A grid whose combos cannot fit in the memory the process may use is refused
+// before anything grid-sized is allocated, with the estimate and the knobs
+// (here under ulimit -v; it used to end in std::bad_alloc, or the OOM killer).
+TEST(CliFaults, AGridTooLargeForMemoryIsRefusedUpFront) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer maps terabytes of shadow memory: no address-space limit can be set";
+#else
+  const Scratch s("huge");
+  make_run(s, 500, 64, false);
+  const std::string cfg = s / "huge.yaml";
+  std::ofstream(cfg) << "data: synth.h5\nstrategy:\n  params:\n    a: {range: [1, 10000, 1]}\n"
+                        "    b: {range: [1, 1000, 1]}\n  signals:\n    f: sma(close, a)\n    s: sma(close, b)\n"
+                        "  position: where(f > s, 1, -1)\n";
+  const rlim_t limit = rlim_t(1536) << 20;  // 1.5 GiB of address space; 10^7 combos need 2 GB
+  const pid_t pid = kbt::test::spawn_kbt({"run", cfg, "--device", "reference", "--quiet", "--out", s / "r.h5"},
+                                         s / "run.log", [limit] {
+                                           const struct rlimit as {limit, limit};
+                                           ::setrlimit(RLIMIT_AS, &as);
+                                         });
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  const std::string log = read_text(s / "run.log");
+  ASSERT_TRUE(WIFEXITED(status)) << log;
+  EXPECT_EQ(WEXITSTATUS(status), 1) << log;
+  EXPECT_NE(log.find("error [limit]: " + cfg + ": this run needs about 2.00 GB of host memory for the params and "
+                     "metrics of its 10000000 combos (200 bytes each)"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("--sample N"), std::string::npos) << log;
+  EXPECT_FALSE(fs::exists(s / "r.h5"));
+#endif
+}

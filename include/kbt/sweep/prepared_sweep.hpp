@@ -40,9 +40,14 @@ struct PrepareOptions {
   std::uint64_t sample_seed = 0;
 };
 
+// Host memory a run keeps per combo until its results are written (bytes).
+std::uint64_t resident_bytes_per_combo(std::size_t n_params);
+
 // Compiles the config's strategy for `bars`, expands the grid, applies the
 // constraints (and the sample) and resolves the simulation settings. Errors
-// name the config file and key (language errors the expression's line).
+// name the config file and key (language errors the expression's line). A
+// grid whose combos would not fit in the host memory this process may still
+// use (MemAvailable, and ulimit -v) is refused first, kbt::Error(limit).
 PreparedSweep prepare_sweep(const RunConfig& config, const BarData& bars, const PrepareOptions& options = {});
 
 }  // namespace kbt
