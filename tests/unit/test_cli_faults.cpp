@@ -498,7 +498,7 @@ TEST(CliFaults, NonsenseThatRunsToZeroTradesIsWarnedAbout) {
 // before anything grid-sized is allocated, with the estimate and the knobs
 // (here under ulimit -v; it used to end in std::bad_alloc, or the OOM killer).
 TEST(CliFaults, AGridTooLargeForMemoryIsRefusedUpFront) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(KBT_SANITIZED_BUILD) || defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "AddressSanitizer maps terabytes of shadow memory: no address-space limit can be set";
 #else
   const Scratch s("huge");

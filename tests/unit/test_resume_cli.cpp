@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <random>
 #include <fcntl.h>
 #include <sys/wait.h>
 
@@ -137,6 +138,70 @@ TEST(ResumeCli, KilledRunIsMarkedIncompleteAndResumesToTheSameFile) {
   for (const auto& [k, v] : b.profile.numbers)
     if (k == "resumed_combos") EXPECT_EQ(v, static_cast<double>(status.combos_done));
   fs::remove_all(dir);
+}
+
+// ---- a kill storm (label `slow`, docs/testing.md) ----
+
+// SIGKILLs at seeded random moments, each followed by --resume, until a run
+// finishes: the results equal an uninterrupted run's, bit for bit. DISABLED_
+// in the normal runs; ctest's `kbt.kill_storm` (label slow) runs it.
+TEST(ResumeStorm, DISABLED_RandomKillsThenResumeGiveTheSameBits) {
+  const auto dir = scratch("storm");
+  const auto data = (dir / "synth.h5").string();
+  const auto synth = kbt::test::run_kbt("data synth --out " + data + " --symbols 2 --bars 30000 --freq 1h --seed 11");
+  ASSERT_EQ(synth.exit_code, 0) << synth.output;
+  const auto cfg = (dir / "cfg.yaml").string();
+  std::ofstream(cfg) << "data: synth.h5\nstrategy:\n  params:\n    fast: {range: [2, 40, 2]}\n"
+                        "    slow: {range: [10, 200, 10]}\n  constraints: [\"fast < slow\"]\n"
+                        "  signals:\n    f: ema(close, fast)\n    s: sma(close, slow)\n"
+                        "  position: where(f > s, 1, -1)\n"
+                        "simulation: {fee_bps: 5}\n"
+                        "sweep: {top_k: 25, checkpoint_combos: 8, objective: {metric: sharpe, min_trades: 5}}\n"
+                        "verify: {top_n: 10}\n";
+  const auto out = (dir / "r.h5").string(), ckpt = out + ".partial.h5", full = (dir / "full.h5").string();
+  std::mt19937_64 rng(20261202);
+  std::uniform_int_distribution<int> wait_ms(30, 600);
+  int kills = 0, kills_with_checkpoint = 0;
+  bool finished = false;
+  for (int round = 0; round < 40 && !finished; ++round) {
+    std::vector<std::string> args{"run", cfg, "--device", "reference", "--threads", "1", "--quiet", "--out", out};
+    if (fs::exists(ckpt)) args.push_back("--resume");
+    const pid_t pid = spawn_kbt(args, (dir / "storm.log").string());
+    ASSERT_GT(pid, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms(rng)));
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_text(dir / "storm.log");
+      finished = true;
+      break;
+    }
+    const bool had_checkpoint = fs::exists(ckpt);
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    if (WIFEXITED(status)) {  // it finished between the check and the signal
+      ASSERT_EQ(WEXITSTATUS(status), 0) << read_text(dir / "storm.log");
+      finished = true;
+      break;
+    }
+    ++kills;
+    kills_with_checkpoint += had_checkpoint;
+  }
+  if (!finished) {
+    const auto r = kbt::test::run_kbt("run " + cfg + " --device reference --quiet" +
+                                      (fs::exists(ckpt) ? " --resume" : "") + " --out " + out);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  EXPECT_GE(kills_with_checkpoint, 3) << "too few kills landed during the sweep to mean anything (" << kills
+                                      << " kills)";
+  EXPECT_FALSE(fs::exists(ckpt));
+  const auto r = kbt::test::run_kbt("run " + cfg + " --device reference --threads 2 --quiet --out " + full);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto a = kbt::read_results_hdf5(full), b = kbt::read_results_hdf5(out);
+  expect_same_results(a.results, b.results);
+  ASSERT_TRUE(a.verification && b.verification);
+  EXPECT_EQ(a.verification->rank_after, b.verification->rank_after);
+  EXPECT_EQ(b.verification->n_mismatches(), 0u);
+  RecordProperty("kills", kills);
 }
 
 // ---- the progress line on a terminal ----
