@@ -6,12 +6,12 @@
 
 namespace kbt {
 
-std::vector<std::int64_t> hoisted_window_values(const Program& program, const HoistedSeries& h) {
+std::vector<std::int64_t> window_values(const Program& program, WindowKind kind, std::int32_t window) {
   std::set<std::int64_t> values;
-  if (h.window_kind == WindowKind::constant) {
-    values.insert(h.window);
-  } else if (h.window_kind == WindowKind::param) {
-    for (double v : program.param_axes.at(static_cast<std::size_t>(h.window)))
+  if (kind == WindowKind::constant) {
+    values.insert(window);
+  } else if (kind == WindowKind::param) {
+    for (double v : program.param_axes.at(static_cast<std::size_t>(window)))
       values.insert(static_cast<std::int64_t>(v));
   }
   return {values.begin(), values.end()};

@@ -40,14 +40,6 @@ std::string window_text(const Program& p, const Instr& i) {
                                             : std::to_string(i.window);
 }
 
-// The window values of a windowed instruction over the grid.
-std::vector<std::int64_t> window_values(const Program& p, const Instr& i) {
-  if (i.window_kind == WindowKind::constant) return {i.window};
-  std::vector<std::int64_t> v;
-  for (double x : p.param_axes.at(static_cast<std::size_t>(i.window))) v.push_back(static_cast<std::int64_t>(x));
-  return v;
-}
-
 // Bars of a series in timeframe `frame`: the base bars, or the higher-timeframe
 // bars the data's time span holds.
 std::int64_t bars_in_frame(const Program& p, int frame, const BarData& bars) {
@@ -99,7 +91,7 @@ std::vector<std::string> strategy_warnings(const Program& p, const BarData& bars
     const Instr& i = p.code[r];
     if (is_windowed(i.op) && i.window_kind != WindowKind::none) {
       const std::int64_t n = bars_in_frame(p, i.frame, bars);
-      const auto values = window_values(p, i);
+      const auto values = window_values(p, i.window_kind, i.window);
       const auto nan_at = std::count_if(values.begin(), values.end(), [&](std::int64_t w) { return all_nan(i.op, w, n); });
       if (nan_at == 0) continue;
       const std::string what = "`" + register_text(p, static_cast<std::int32_t>(r)) + "`";

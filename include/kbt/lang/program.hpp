@@ -132,8 +132,14 @@ struct Program {
   std::size_t n_params() const { return param_names.size(); }
 };
 
+// The distinct values a window (constant, or a param index) takes over the
+// param grid, ascending; empty for WindowKind::none.
+std::vector<std::int64_t> window_values(const Program& program, WindowKind kind, std::int32_t window);
+
 // The distinct window values a hoisted series takes over the param grid, ascending.
-std::vector<std::int64_t> hoisted_window_values(const Program& program, const HoistedSeries& h);
+inline std::vector<std::int64_t> hoisted_window_values(const Program& program, const HoistedSeries& h) {
+  return window_values(program, h.window_kind, h.window);
+}
 
 // Human-readable listing of the program (one instruction per line), for
 // `kbt eval --dump` and tests.
