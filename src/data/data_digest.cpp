@@ -11,7 +11,7 @@ namespace {
 // The xxHash64 round and avalanche (public-domain constants), over 8-byte
 // words in four independent lanes so that a long column hashes at memory speed.
 constexpr std::uint64_t P1 = 0x9E3779B185EBCA87ull, P2 = 0xC2B2AE3D27D4EB4Full, P3 = 0x165667B19E3779F9ull,
-                        P4 = 0x85EBCA77C2B2AE63ull, P5 = 0x27D4EB2F165667C5ull;
+                        P4 = 0x85EBCA77C2B2AE63ull;
 
 constexpr std::uint64_t rotl(std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
 constexpr std::uint64_t round(std::uint64_t acc, std::uint64_t w) { return rotl(acc + w * P2, 31) * P1; }
