@@ -125,7 +125,6 @@ class Hdf5Reader {
                      detail::describe_dims(found));
     }
     check_extent_fits_file(name, found, H5Tget_size(type.get()));
-    check_local_and_decodable(name, ds.get());
     check_storage_fits_file(name, ds.get());
     // A variable-length string is stored as a 16-byte global heap reference.
     const std::size_t stored_element =
@@ -133,31 +132,6 @@ class Hdf5Reader {
     check_storage_holds_extent(name, ds.get(), found, stored_element);
     dims = found;
     return ds;
-  }
-
-  // A virtual dataset reads other files (refused as external links are); a
-  // filter this HDF5 library lacks (a blosc or zstd plugin not installed)
-  // would otherwise surface as a failed read that looks like corruption.
-  void check_local_and_decodable(const std::string& name, hid_t ds) const {
-    H5Id dcpl(H5Dget_create_plist(ds), H5Pclose);
-    if (!dcpl.valid()) fail(name, "cannot read its storage layout (file is corrupt)");
-    if (H5Pget_layout(dcpl.get()) == H5D_VIRTUAL)
-      fail(name, "is a virtual dataset (its values live in other files): kbt reads only the file it is given; "
-                 "copy the data into it (h5repack)");
-    const int n_filters = H5Pget_nfilters(dcpl.get());
-    for (int f = 0; f < n_filters && f < 32; ++f) {
-      unsigned flags = 0, filter_config = 0;
-      std::size_t n_values = 0;
-      char filter_name[64] = "";
-      const H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(f), &flags, &n_values, nullptr,
-                                             sizeof filter_name, filter_name, &filter_config);
-      if (id < 0 || H5Zfilter_avail(id) > 0) continue;
-      filter_name[sizeof filter_name - 1] = '\0';
-      fail(name, "is compressed with HDF5 filter " + std::to_string(id) +
-                     (filter_name[0] ? " (" + std::string(filter_name) + ")" : std::string()) +
-                     ", which this HDF5 library cannot decode: install its plugin (HDF5_PLUGIN_PATH), or rewrite "
-                     "the file without it (h5repack -f GZIP=4)");
-    }
   }
 
   // A corrupt chunk index can claim chunks of any size, which libhdf5 then
@@ -187,6 +161,10 @@ class Hdf5Reader {
     H5Id dcpl(H5Dget_create_plist(ds), H5Pclose);
     if (!dcpl.valid()) fail(name, "cannot read its storage layout (file is corrupt)");
     const H5D_layout_t layout = H5Pget_layout(dcpl.get());
+    // A virtual dataset reads other files, refused as external links are.
+    if (layout == H5D_VIRTUAL)
+      fail(name, "is a virtual dataset (its values live in other files): kbt reads only the file it is given; "
+                 "copy the data into it (h5repack)");
     const hsize_t stored = H5Dget_storage_size(ds);
     const auto short_storage = [&](hsize_t expected) {
       fail(name, "stores " + std::to_string(stored) + " bytes where its layout needs " + std::to_string(expected) +
@@ -215,14 +193,24 @@ class Hdf5Reader {
       chunk_bytes *= chunk[i];
     }
     // Filters that change a chunk's size (all but shuffle): a chunk that skipped
-    // every one of them is stored raw.
+    // every one of them is stored raw. A filter this HDF5 library lacks (a
+    // blosc or zstd plugin not installed) is named here: the read would fail
+    // as if the file were corrupt.
     unsigned size_changing = 0;
     const int n_filters = H5Pget_nfilters(dcpl.get());
     for (int f = 0; f < n_filters && f < 32; ++f) {
       unsigned flags = 0, filter_config = 0;
       std::size_t n_values = 0;
-      const H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(f), &flags, &n_values, nullptr, 0,
-                                             nullptr, &filter_config);
+      char filter_name[64] = "";
+      const H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(f), &flags, &n_values, nullptr,
+                                             sizeof filter_name, filter_name, &filter_config);
+      if (id >= 0 && H5Zfilter_avail(id) <= 0) {
+        filter_name[sizeof filter_name - 1] = '\0';
+        fail(name, "is compressed with HDF5 filter " + std::to_string(id) +
+                       (filter_name[0] ? " (" + std::string(filter_name) + ")" : std::string()) +
+                       ", which this HDF5 library cannot decode: install its plugin (HDF5_PLUGIN_PATH), or rewrite "
+                       "the file without it (h5repack -f GZIP=4)");
+      }
       if (id != H5Z_FILTER_SHUFFLE) size_changing |= 1u << f;
     }
     hsize_t n_chunks = 0;
