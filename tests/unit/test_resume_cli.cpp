@@ -23,13 +23,15 @@ std::string read_text(const fs::path& p) {
   return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
 }
 
-}  // namespace
-
-TEST(ResumeCli, KilledRunIsMarkedIncompleteAndResumesToTheSameFile) {
-  const auto dir = scratch("cli");
-  const auto data = (dir / "synth.h5").string();
-  const auto synth = kbt::test::run_kbt("data synth --out " + data + " --symbols 1 --bars 50000 --freq 1h --seed 7");
-  ASSERT_EQ(synth.exit_code, 0) << synth.output;
+// Synthetic data in `dir` and a config over it that commits a checkpoint
+// every 8 combos (~330 combos, verification on): a run slow enough to be
+// killed mid-sweep. Returns the config's path ("" when the data failed).
+std::string killable_run(const fs::path& dir, int symbols, int bars, int seed) {
+  const auto synth = kbt::test::run_kbt("data synth --out " + (dir / "synth.h5").string() + " --symbols " +
+                                        std::to_string(symbols) + " --bars " + std::to_string(bars) +
+                                        " --freq 1h --seed " + std::to_string(seed));
+  EXPECT_EQ(synth.exit_code, 0) << synth.output;
+  if (synth.exit_code != 0) return {};
   const auto cfg = (dir / "cfg.yaml").string();
   std::ofstream(cfg) << "data: synth.h5\nstrategy:\n  params:\n    fast: {range: [2, 40, 2]}\n"
                         "    slow: {range: [10, 200, 10]}\n  constraints: [\"fast < slow\"]\n"
@@ -38,6 +40,15 @@ TEST(ResumeCli, KilledRunIsMarkedIncompleteAndResumesToTheSameFile) {
                         "simulation: {fee_bps: 5}\n"
                         "sweep: {top_k: 25, checkpoint_combos: 8, objective: {metric: sharpe, min_trades: 5}}\n"
                         "verify: {top_n: 10}\n";
+  return cfg;
+}
+
+}  // namespace
+
+TEST(ResumeCli, KilledRunIsMarkedIncompleteAndResumesToTheSameFile) {
+  const auto dir = scratch("cli");
+  const auto cfg = killable_run(dir, 1, 50000, 7);
+  ASSERT_FALSE(cfg.empty());
   const auto out = (dir / "r.h5").string(), ckpt = out + ".partial.h5", full = (dir / "full.h5").string();
   const std::vector<std::string> args{"run", cfg, "--device", "reference", "--threads", "1", "--out", out};
 
@@ -147,17 +158,8 @@ TEST(ResumeCli, KilledRunIsMarkedIncompleteAndResumesToTheSameFile) {
 // in the normal runs; ctest's `kbt.kill_storm` (label slow) runs it.
 TEST(ResumeStorm, DISABLED_RandomKillsThenResumeGiveTheSameBits) {
   const auto dir = scratch("storm");
-  const auto data = (dir / "synth.h5").string();
-  const auto synth = kbt::test::run_kbt("data synth --out " + data + " --symbols 2 --bars 30000 --freq 1h --seed 11");
-  ASSERT_EQ(synth.exit_code, 0) << synth.output;
-  const auto cfg = (dir / "cfg.yaml").string();
-  std::ofstream(cfg) << "data: synth.h5\nstrategy:\n  params:\n    fast: {range: [2, 40, 2]}\n"
-                        "    slow: {range: [10, 200, 10]}\n  constraints: [\"fast < slow\"]\n"
-                        "  signals:\n    f: ema(close, fast)\n    s: sma(close, slow)\n"
-                        "  position: where(f > s, 1, -1)\n"
-                        "simulation: {fee_bps: 5}\n"
-                        "sweep: {top_k: 25, checkpoint_combos: 8, objective: {metric: sharpe, min_trades: 5}}\n"
-                        "verify: {top_n: 10}\n";
+  const auto cfg = killable_run(dir, 2, 30000, 11);
+  ASSERT_FALSE(cfg.empty());
   const auto out = (dir / "r.h5").string(), ckpt = out + ".partial.h5", full = (dir / "full.h5").string();
   std::mt19937_64 rng(20261202);
   std::uniform_int_distribution<int> wait_ms(30, 600);
