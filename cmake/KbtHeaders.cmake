@@ -22,6 +22,7 @@ set(KBT_HEADERS
   kbt/data/bar_data_views.hpp
   kbt/data/data_digest.hpp
   kbt/data/data_io.hpp
+  kbt/data/external_data.hpp
   kbt/data/time_format.hpp
   kbt/kernels/detail/fold_inputs.hpp
   kbt/kernels/detail/fold_task.hpp

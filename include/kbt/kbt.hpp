@@ -16,6 +16,7 @@
 #include <kbt/data/bar_data_views.hpp>
 #include <kbt/data/data_digest.hpp>
 #include <kbt/data/data_io.hpp>
+#include <kbt/data/external_data.hpp>
 #include <kbt/data/time_format.hpp>
 
 #include <kbt/lang/ast.hpp>

@@ -138,7 +138,7 @@ constexpr std::uint64_t max_constraint_count = 10000000;
 BarData load_data(const RunConfig& c) {
   std::string ext = std::filesystem::path(c.data_path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
-  if (ext != ".csv") return load_bars_hdf5(c.data_path, c.symbols);
+  if (ext != ".csv") return load_bars_hdf5(c.data_path, c.symbols, c.external_data);
   CsvImportOptions options;
   options.bars.push_back({std::string(), c.data_path});
   BarData bars = import_csv(options);

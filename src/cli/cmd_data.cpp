@@ -185,14 +185,19 @@ void add_synth(CLI::App& data) {
 
 void add_inspect(CLI::App& data) {
   auto path = std::make_shared<std::string>();
+  auto follow = std::make_shared<bool>(false);
   auto* cmd = data.add_subcommand("inspect", "Validate a kbt HDF5 data file and summarize it");
   cmd->add_option("file", *path, "HDF5 data file")->required();
+  cmd->add_flag("--follow-external", *follow,
+                "Read HDF5 external links and virtual datasets (values in other files); refused by default");
   cmd->footer(
       "Prints symbols and venues, bar count, date range (UTC), frequency (median bar\n"
       "spacing), columns, NaN counts per column and symbol, and each exo series with its\n"
       "coverage of the bar grid after the ASOF join. Exits non-zero with one error line\n"
       "naming the dataset when the file violates the layout (docs/data-format.md).");
-  cmd->callback([path] { std::fputs(format_summary(inspect_bars(*path)).c_str(), stdout); });
+  cmd->callback([path, follow] {
+    std::fputs(format_summary(inspect_bars(*path, *follow ? ExternalData::follow : ExternalData::refuse)).c_str(), stdout);
+  });
 }
 
 }  // namespace

@@ -21,7 +21,8 @@ namespace detail {
 
 namespace {
 
-const std::vector<std::string> root_keys = {"data", "symbols", "strategy", "simulation", "sweep", "verify", "output"};
+const std::vector<std::string> root_keys = {"data",     "symbols",    "external_data", "strategy",
+                                            "simulation", "sweep", "verify",        "output"};
 
 }  // namespace
 
@@ -38,6 +39,11 @@ void Loader::load(const std::string& base_dir) {
     doc_.fail(ErrorCategory::config, root, "missing required key 'data' (the HDF5 or CSV market data file)");
   data(*data_entry, base_dir);
   if (const auto* e = find_entry(top, "symbols")) symbols(*e);
+  if (const auto* e = find_entry(top, "external_data")) {
+    note(*e, "external_data");
+    cfg_.external_data =
+        choice(*e, "external_data", {"refuse", "follow"}) == "follow" ? ExternalData::follow : ExternalData::refuse;
+  }
   const YamlEntry* strategy_entry = find_entry(top, "strategy");
   if (!strategy_entry)
     doc_.fail(ErrorCategory::config, root, "missing required key 'strategy' (params, signals and position rules)");

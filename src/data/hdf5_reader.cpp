@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sys/stat.h>
@@ -45,7 +47,7 @@ bool type_matches(hid_t type, Kind k) {
 
 class Hdf5Reader {
  public:
-  explicit Hdf5Reader(std::string path) : path_(std::move(path)) {
+  Hdf5Reader(std::string path, ExternalData external) : path_(std::move(path)), external_(external) {
     struct stat st;
     if (::stat(path_.c_str(), &st) != 0)
       throw Error(ErrorCategory::io, "cannot open '" + path_ + "': " + std::strerror(errno));
@@ -73,9 +75,8 @@ class Hdf5Reader {
   }
 
   // True when every component of `name` ("/bars/close") exists as a link.
-  // A component that is an external (or user-defined) link is refused: kbt
-  // reads only the file it was given, which is what the checkpoint's data
-  // digest and the user's intent cover (docs/data-format.md).
+  // A component that is an external link is refused unless the user allows
+  // it (docs/data-format.md "Other files"); a user-defined link always is.
   bool exists(const std::string& name) const {
     std::size_t pos = 1;
     while (true) {
@@ -85,10 +86,14 @@ class Hdf5Reader {
       H5L_info_t link{};
       if (H5Lget_info(file_.get(), prefix.c_str(), &link, H5P_DEFAULT) < 0)
         fail(prefix, "cannot read its link (file is corrupt)");
-      if (link.type != H5L_TYPE_HARD && link.type != H5L_TYPE_SOFT)
-        fail(prefix, std::string(link.type == H5L_TYPE_EXTERNAL ? "is an external link (to another file)"
-                                                               : "is a user-defined link") +
-                         ": kbt reads only the file it is given; copy the data into it (h5repack, or kbt data import)");
+      const bool followed = link.type == H5L_TYPE_EXTERNAL && external_ == ExternalData::follow;
+      if (followed) check_external_target(prefix, link);
+      if (link.type != H5L_TYPE_HARD && link.type != H5L_TYPE_SOFT && !followed)
+        fail(prefix, link.type == H5L_TYPE_EXTERNAL
+                         ? "is an external link (to another file): kbt reads only the file it is given; copy the "
+                           "data into it (h5repack, or kbt data import), or allow it (" + std::string(allow_hint) + ")"
+                         : "is a user-defined link: kbt reads only the file it is given; copy the data into it "
+                           "(h5repack, or kbt data import)");
       if (slash == std::string::npos) return true;
       pos = slash + 1;
     }
@@ -124,7 +129,11 @@ class Hdf5Reader {
       fail(name, "expected " + want + ", found " + detail::describe_h5_type(type.get()) + " " +
                      detail::describe_dims(found));
     }
-    check_extent_fits_file(name, found, H5Tget_size(type.get()));
+    if (is_virtual(name, ds.get())) {  // followed: its values live in other files, read by libhdf5
+      dims = found;
+      return ds;
+    }
+    check_extent_fits_file(name, found, H5Tget_size(type.get()), ds.get());
     check_storage_fits_file(name, ds.get());
     // A variable-length string is stored as a 16-byte global heap reference.
     const std::size_t stored_element =
@@ -134,12 +143,88 @@ class Hdf5Reader {
     return ds;
   }
 
+  // A virtual dataset is refused unless the user allows it (its values live
+  // in other files); true when it is one and allowed.
+  bool is_virtual(const std::string& name, hid_t ds) const {
+    H5Id dcpl(H5Dget_create_plist(ds), H5Pclose);
+    if (!dcpl.valid()) fail(name, "cannot read its storage layout (file is corrupt)");
+    if (H5Pget_layout(dcpl.get()) != H5D_VIRTUAL) return false;
+    if (external_ != ExternalData::follow)
+      fail(name, "is a virtual dataset (its values live in other files): kbt reads only the file it is given; "
+                 "copy the data into it (h5repack), or allow it (" + std::string(allow_hint) + ")");
+    // libhdf5 reads a missing source as fill values, silently: every source
+    // must open. Relative names are relative to this file's directory.
+    std::size_t n_sources = 0;
+    if (H5Pget_virtual_count(dcpl.get(), &n_sources) < 0) fail(name, "cannot read its sources (file is corrupt)");
+    for (std::size_t i = 0; i < n_sources; ++i) {
+      const auto text = [&](auto get) {
+        const ssize_t size = get(dcpl.get(), i, nullptr, 0);
+        if (size < 0) fail(name, "cannot read its sources (file is corrupt)");
+        std::string out(static_cast<std::size_t>(size) + 1, '\0');
+        get(dcpl.get(), i, out.data(), out.size());
+        out.resize(static_cast<std::size_t>(size));
+        return out;
+      };
+      const std::string file = text(H5Pget_virtual_filename), dataset = text(H5Pget_virtual_dsetname);
+      if (!virtual_source_opens(file, dataset))
+        fail(name, "is a virtual dataset whose source " + file + ":" + dataset +
+                       " cannot be opened (missing file or dataset); libhdf5 would read fill values in its place");
+    }
+    return true;
+  }
+
+  // Where libhdf5 looks for a virtual dataset's source: "." is this file; a
+  // relative name is tried under $HDF5_VDS_PREFIX, then beside this file.
+  bool virtual_source_opens(const std::string& file, const std::string& dataset) const {
+    std::vector<std::filesystem::path> candidates;
+    if (file == ".") {
+      candidates.emplace_back(path_);
+    } else if (std::filesystem::path(file).is_absolute()) {
+      candidates.emplace_back(file);
+    } else {
+      if (const char* prefix = std::getenv("HDF5_VDS_PREFIX"); prefix && *prefix)
+        candidates.push_back(std::filesystem::path(prefix) / file);
+      candidates.push_back(std::filesystem::path(path_).parent_path() / file);
+    }
+    for (const auto& source : candidates) {
+      if (!std::filesystem::is_regular_file(source)) continue;
+      H5Id f(H5Fopen(source.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+      H5Id d(f.valid() ? H5Dopen2(f.get(), dataset.c_str(), H5P_DEFAULT) : -1, H5Dclose);
+      if (d.valid()) return true;
+    }
+    return false;
+  }
+
+  // A followed external link must reach its object: say which, not "corrupt".
+  void check_external_target(const std::string& name, const H5L_info_t& link) const {
+    std::string value(link.u.val_size, '\0');
+    const char* file = nullptr;
+    const char* object = nullptr;
+    unsigned flags = 0;
+    if (H5Lget_val(file_.get(), name.c_str(), value.data(), value.size(), H5P_DEFAULT) < 0 ||
+        H5Lunpack_elink_val(value.data(), value.size(), &flags, &file, &object) < 0)
+      fail(name, "cannot read its external link (file is corrupt)");
+    H5Id target(H5Oopen(file_.get(), name.c_str(), H5P_DEFAULT), H5Oclose);
+    if (!target.valid())
+      fail(name, "is an external link to " + std::string(file) + ":" + object +
+                     ", which cannot be opened (missing file or object)");
+  }
+
+  // The size of the file that holds `ds`: this one, or the target of a
+  // followed external link.
+  hsize_t size_of_file_holding(const std::string& name, hid_t ds) const {
+    H5Id holder(H5Iget_file_id(ds), H5Fclose);
+    hsize_t file_size = 0;
+    if (!holder.valid() || H5Fget_filesize(holder.get(), &file_size) < 0)
+      fail(name, "cannot size the file (file is corrupt)");
+    return file_size;
+  }
+
   // A corrupt chunk index can claim chunks of any size, which libhdf5 then
   // allocates to read them (found by fuzz_hdf5: 4 GiB for one chunk of a
   // 33 KB file); the chunks of one dataset cannot take more than the file.
   void check_storage_fits_file(const std::string& name, hid_t ds) const {
-    hsize_t file_size = 0;
-    if (H5Fget_filesize(file_.get(), &file_size) < 0) fail(name, "cannot size the file (file is corrupt)");
+    const hsize_t file_size = size_of_file_holding(name, ds);
     const hsize_t stored = H5Dget_storage_size(ds);
     if (stored > file_size)
       fail(name, "its storage claims " + std::to_string(stored) + " bytes, more than the whole file of " +
@@ -161,10 +246,6 @@ class Hdf5Reader {
     H5Id dcpl(H5Dget_create_plist(ds), H5Pclose);
     if (!dcpl.valid()) fail(name, "cannot read its storage layout (file is corrupt)");
     const H5D_layout_t layout = H5Pget_layout(dcpl.get());
-    // A virtual dataset reads other files, refused as external links are.
-    if (layout == H5D_VIRTUAL)
-      fail(name, "is a virtual dataset (its values live in other files): kbt reads only the file it is given; "
-                 "copy the data into it (h5repack)");
     const hsize_t stored = H5Dget_storage_size(ds);
     const auto short_storage = [&](hsize_t expected) {
       fail(name, "stores " + std::to_string(stored) + " bytes where its layout needs " + std::to_string(expected) +
@@ -240,9 +321,8 @@ class Hdf5Reader {
   // A corrupt header can claim any extent; refuse one that this file could not
   // hold even at deflate's best ratio (~1:1032) before allocating memory for it.
   void check_extent_fits_file(const std::string& name, const std::vector<hsize_t>& dims,
-                              std::size_t element_size) const {
-    hsize_t file_size = 0;
-    if (H5Fget_filesize(file_.get(), &file_size) < 0) fail(name, "cannot size the file (file is corrupt)");
+                              std::size_t element_size, hid_t ds) const {
+    const hsize_t file_size = size_of_file_holding(name, ds);
     const long double limit = 2048.0L * static_cast<long double>(file_size) + 65536.0L;
     long double bytes = static_cast<long double>(element_size);
     for (hsize_t d : dims) bytes *= static_cast<long double>(d);
@@ -423,21 +503,25 @@ class Hdf5Reader {
   }
 
  private:
+  static constexpr const char* allow_hint = "external_data: follow in the config, --follow-external for kbt data inspect";
   std::string path_;
+  ExternalData external_;
   H5Id file_;
 };
 
 }  // namespace
 
-MarketData read_market_data_hdf5(const std::string& path, const std::vector<std::string>& symbols_subset) {
+MarketData read_market_data_hdf5(const std::string& path, const std::vector<std::string>& symbols_subset,
+                                 ExternalData external) {
   return detail::read_isolated(path, [&](detail::MarketDataSink& sink) {
     detail::SilenceHdf5Errors quiet;
-    Hdf5Reader(path).read(symbols_subset, sink);
+    Hdf5Reader(path, external).read(symbols_subset, sink);
   });
 }
 
-BarData load_bars_hdf5(const std::string& path, const std::vector<std::string>& symbols_subset) {
-  MarketData data = read_market_data_hdf5(path, symbols_subset);
+BarData load_bars_hdf5(const std::string& path, const std::vector<std::string>& symbols_subset,
+                       ExternalData external) {
+  MarketData data = read_market_data_hdf5(path, symbols_subset, external);
   for (const auto& [name, series] : data.exo) data.bars.exo[name] = asof_join(data.bars.timestamps, series);
   return std::move(data.bars);
 }
@@ -445,7 +529,7 @@ BarData load_bars_hdf5(const std::string& path, const std::vector<std::string>& 
 std::map<std::string, ExoSeries> read_exo_raw(const std::string& path) {
   return detail::read_isolated(path, [&](detail::MarketDataSink& sink) {
            detail::SilenceHdf5Errors quiet;
-           sink.exo(Hdf5Reader(path).read_exo());
+           sink.exo(Hdf5Reader(path, ExternalData::refuse).read_exo());
          }).exo;
 }
 

@@ -53,8 +53,8 @@ DataSummary summarize_market_data(const MarketData& data) {
   return s;
 }
 
-DataSummary inspect_bars(const std::string& path) {
-  DataSummary s = summarize_market_data(read_market_data_hdf5(path));
+DataSummary inspect_bars(const std::string& path, ExternalData external) {
+  DataSummary s = summarize_market_data(read_market_data_hdf5(path, {}, external));
   s.path = path;
   return s;
 }

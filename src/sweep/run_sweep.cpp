@@ -75,7 +75,9 @@ std::uint64_t resolve_checkpoint_combos(std::uint64_t configured, std::size_t n_
   return std::min<std::uint64_t>(std::uint64_t(1) << 22, std::max<std::uint64_t>(256, target / work));
 }
 
-BarData load_run_data(const RunConfig& config) { return load_bars_hdf5(config.data_path, config.symbols); }
+BarData load_run_data(const RunConfig& config) {
+  return load_bars_hdf5(config.data_path, config.symbols, config.external_data);
+}
 
 SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const SweepRequest& request) {
   SweepOutcome outcome;

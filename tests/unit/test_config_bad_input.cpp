@@ -195,3 +195,22 @@ TEST_F(CheckWithData, ScoreStartAfterTheDataIsAnError) {
             std::string::npos)
       << r.output;
 }
+
+TEST_F(CheckWithData, ExternalDataIsReadOnlyWhenTheConfigAllowsIt) {
+  // The corpus pair: /bars/close of external_link.h5 lives in external_target.h5.
+  const std::string bad = std::string(KBT_TEST_DIR) + "/bad_input/data/";
+  std::filesystem::copy_file(bad + "external_link_close.h5", dir_ / "data" / "external_link.h5");
+  std::filesystem::copy_file(bad + "external_target.h5", dir_ / "data" / "external_target.h5");
+  const std::string body = "strategy:\n  position: where(close > sma(close, 2), 1, 0)\n";
+  const auto refused = check("data: ../data/external_link.h5\n" + body);
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.output.find("kbt: error [data_format]: "), std::string::npos) << refused.output;
+  EXPECT_NE(refused.output.find("is an external link (to another file)"), std::string::npos) << refused.output;
+  const auto followed = check("data: ../data/external_link.h5\nexternal_data: follow\n" + body);
+  EXPECT_EQ(followed.exit_code, 0) << followed.output;
+  EXPECT_NE(followed.output.find("data: 6 bars"), std::string::npos) << followed.output;
+  const auto typo = check("data: ../data/external_link.h5\nexternal_data: yes\n" + body);  // line 2, col 16
+  EXPECT_NE(typo.exit_code, 0);
+  EXPECT_NE(typo.output.find("kbt: error [config]: " + config_ + ":2:16: external_data"), std::string::npos)
+      << typo.output;
+}

@@ -4,10 +4,13 @@
 
 #include <gtest/gtest.h>
 #include <H5public.h>
+#include <kbt/data/data_digest.hpp>
 #include <kbt/data/data_io.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
 
 #include "support/cli_runner.hpp"
 #include "unit/test_data_support.hpp"
@@ -83,6 +86,48 @@ TEST(DataCli, InspectRefusesFilesThatCrashLibhdf5) {
     ASSERT_TRUE(std::ifstream(path).good()) << "corpus file missing: " << path;
     expect_one_error(kbt::test::run_kbt("data inspect '" + path + "'"), "data_format", {path + ": "});
   }
+}
+
+// The summary without its `file:` line (the same data under another name).
+std::string summary_body(const std::string& output) {
+  const auto first = output.find('\n');
+  return first == std::string::npos ? std::string() : output.substr(first + 1);
+}
+
+TEST(DataCli, FollowsExternalDataOnlyWhenAllowedAndOnlyWhenItIsThere) {
+  // Copies of the corpus pair in a directory of their own: relative targets
+  // resolve against the linking file's directory, whatever the working one.
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("kbt_external_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  for (const char* f : {"external_link_close.h5", "virtual_close.h5", "external_target.h5"})
+    std::filesystem::copy_file(kBadDir + f, dir / f, std::filesystem::copy_options::overwrite_existing);
+  const auto target = kbt::test::run_kbt("data inspect '" + (dir / "external_target.h5").string() + "'");
+  ASSERT_EQ(target.exit_code, 0) << target.output;
+  ASSERT_NE(target.output.find("bars:       6"), std::string::npos) << target.output;  // not vacuous
+  for (const char* f : {"external_link_close.h5", "virtual_close.h5"}) {
+    SCOPED_TRACE(f);
+    const std::string path = (dir / f).string();
+    const auto followed = kbt::test::run_kbt("data inspect --follow-external '" + path + "'");
+    ASSERT_EQ(followed.exit_code, 0) << followed.output;
+    EXPECT_EQ(summary_body(followed.output), summary_body(target.output));
+    expect_one_error(kbt::test::run_kbt("data inspect '" + path + "'"), "data_format",
+                     {path + ": dataset /bars/close: ", "or allow it (external_data: follow in the config"});
+  }
+  // What a run identifies its data by (the checkpoint's data digest) is the
+  // values read, wherever they live.
+  const std::string target_digest = kbt::data_digest(kbt::load_bars_hdf5((dir / "external_target.h5").string()));
+  for (const char* f : {"external_link_close.h5", "virtual_close.h5"})
+    EXPECT_EQ(kbt::data_digest(kbt::load_bars_hdf5((dir / f).string(), {}, kbt::ExternalData::follow)), target_digest)
+        << f;
+  // Without the target, libhdf5 would read a virtual dataset as fill values.
+  std::filesystem::remove(dir / "external_target.h5");
+  expect_one_error(kbt::test::run_kbt("data inspect --follow-external '" + (dir / "virtual_close.h5").string() + "'"),
+                   "data_format", {"is a virtual dataset whose source external_target.h5:/bars/close cannot be opened"});
+  expect_one_error(
+      kbt::test::run_kbt("data inspect --follow-external '" + (dir / "external_link_close.h5").string() + "'"),
+      "data_format", {"is an external link to external_target.h5:/bars/close, which cannot be opened"});
+  std::filesystem::remove_all(dir);
 }
 
 TEST(DataCli, InspectMissingFileIsIo) {

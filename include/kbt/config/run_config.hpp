@@ -4,6 +4,7 @@
 
 #include <kbt/core/error.hpp>
 #include <kbt/core/source_text.hpp>
+#include <kbt/data/external_data.hpp>
 
 #include <cstdint>
 #include <map>
@@ -102,6 +103,7 @@ struct RunConfig {
   std::string data_path;    // resolved relative to the config file's directory
   SourceText data_origin;   // the `data:` value as written, with its position
   std::vector<std::string> symbols;  // optional subset; empty = all
+  ExternalData external_data = ExternalData::refuse;  // HDF5 external links / virtual datasets
   StrategySpec strategy;
   SimulationSettings simulation;
   SweepSettings sweep;

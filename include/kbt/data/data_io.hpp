@@ -11,6 +11,7 @@
 
 #include <kbt/data/bar_data.hpp>
 #include <kbt/data/time_format.hpp>
+#include <kbt/data/external_data.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -62,12 +63,15 @@ Hdf5ReadIsolation hdf5_read_isolation();
 // Loads and validates a file in the docs/data-format.md layout. `symbols_subset` (names,
 // no duplicates) selects and orders the symbols; empty = all, in file order.
 // Exo series are ASOF-joined onto the bar grid into BarData::exo.
+// External links and virtual datasets are refused unless `external` is follow.
 BarData load_bars_hdf5(const std::string& path,
-                       const std::vector<std::string>& symbols_subset = {});
+                       const std::vector<std::string>& symbols_subset = {},
+                       ExternalData external = ExternalData::refuse);
 
 // Same validation, but returns the exo series un-joined (bars.exo empty).
 MarketData read_market_data_hdf5(const std::string& path,
-                                 const std::vector<std::string>& symbols_subset = {});
+                                 const std::vector<std::string>& symbols_subset = {},
+                                 ExternalData external = ExternalData::refuse);
 
 // Only the exo series of a file (validated), un-joined.
 std::map<std::string, ExoSeries> read_exo_raw(const std::string& path);
@@ -173,7 +177,7 @@ struct DataSummary {
 
 DataSummary summarize_market_data(const MarketData& data);
 // Loads (fully validated) and summarizes a file.
-DataSummary inspect_bars(const std::string& path);
+DataSummary inspect_bars(const std::string& path, ExternalData external = ExternalData::refuse);
 // Human-readable multi-line report (what `kbt data inspect` prints).
 std::string format_summary(const DataSummary& summary);
 
