@@ -7,6 +7,7 @@ set(KBT_HEADERS
   kbt/kbt.hpp
   kbt/calibration/calibration.hpp
   kbt/calibration/calibration_workloads.hpp
+  kbt/config/combo_rows.hpp
   kbt/config/config_loader.hpp
   kbt/config/param_grid.hpp
   kbt/config/run_config.hpp
@@ -46,6 +47,7 @@ set(KBT_HEADERS
   kbt/metrics/metrics.hpp
   kbt/metrics/metrics_accumulator.hpp
   kbt/output/checkpoint.hpp
+  kbt/output/result_rows.hpp
   kbt/output/results.hpp
   kbt/output/run_lock.hpp
   kbt/reference/evaluator.hpp

@@ -8,6 +8,7 @@
 #include <kbt/core/source_text.hpp>
 #include <kbt/core/version.hpp>
 
+#include <kbt/config/combo_rows.hpp>
 #include <kbt/config/config_loader.hpp>
 #include <kbt/config/param_grid.hpp>
 #include <kbt/config/run_config.hpp>
@@ -60,6 +61,7 @@
 #include <kbt/calibration/calibration_workloads.hpp>
 
 #include <kbt/output/checkpoint.hpp>
+#include <kbt/output/result_rows.hpp>
 #include <kbt/output/results.hpp>
 #include <kbt/output/run_lock.hpp>
 

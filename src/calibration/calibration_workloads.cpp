@@ -115,7 +115,7 @@ CalibrationWorkload make_calibration_workload(const std::string& name, std::size
   w.sim = w.config.simulation;
   w.resolved = std::move(sweep.sim);
   w.grid_combos = sweep.n_combos();
-  w.grid = std::move(sweep.params);
+  w.grid = sweep.combos.params(0, sweep.combos.size());
   w.complexity = strategy_complexity(w.program, w.bars.n_symbols(), w.sim).work;
   return w;
 }

@@ -48,10 +48,8 @@ void plot_equity(const PlotArgs& a) {
   // The combo's values: its row when the run simulated it, else the grid's.
   std::vector<double> values(r.param_names.size());
   std::vector<std::string> names = r.param_names;
-  const auto it = std::find(r.combo_ids.begin(), r.combo_ids.end(), a.combo);
-  if (it != r.combo_ids.end()) {
-    const std::size_t row = static_cast<std::size_t>(it - r.combo_ids.begin());
-    std::copy_n(&r.params[row * values.size()], values.size(), values.begin());
+  if (const auto row = find_combo_row(*r.rows, a.combo)) {
+    r.rows->read(*row, 1, nullptr, values.data(), nullptr);
   } else {
     const ParamGrid grid(rerun.config.strategy.params);
     if (a.combo >= grid.n_combos())

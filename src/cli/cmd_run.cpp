@@ -60,14 +60,14 @@ std::string heatmap_path_for(const std::string& h5_path) {
 }
 
 // output.heatmap: the objective over the two params, others at the best
-// combo's values. The results are already written: a failure here is a
-// warning, not a failed run.
-std::string draw_heatmap(const RunConfig& config, const SweepResults& r, const std::string& out) {
+// combo's values, read from the results file just written. The results are
+// already written: a failure here is a warning, not a failed run.
+std::string draw_heatmap(const RunConfig& config, const std::string& out) {
   try {
     plot::HeatmapRequest request;
     request.x = config.output.heatmap.at(0);
     request.y = config.output.heatmap.at(1);
-    const auto grid = plot::heatmap_grid(r, request);
+    const auto grid = plot::heatmap_grid(read_results_hdf5(out).results, request);
     const std::string path = heatmap_path_for(out);
     plot::write_heatmap_png(grid, path, config.source_path + ": " + grid.metric + " over " + request.x + " x " + request.y);
     return path;
@@ -124,6 +124,7 @@ void run(const RunArgs& a) {
                                        (std::filesystem::exists(out) ? " (" + out + " is a finished run)" : ""));
   request.checkpoint_path = checkpoint;
   request.resume = a.resume;
+  if (verify) request.best_rows = static_cast<std::size_t>(config.verify.top_n);  // the candidates
   request.results_path = out;
   request.resume_command = resume_command_for(a);
   // The progress line: only on a terminal, never with --quiet.
@@ -164,29 +165,28 @@ void run(const RunArgs& a) {
   }
   const auto t_write = Clock::now();
   {
-    // All outputs or none: written aside, then moved into place together,
+    // All outputs or none: the CSV written aside, the checkpoint finished
+    // into the results file in place, then both moved into place together,
     // the results file last.
     AtomicOutputSet outputs;
-    AtomicOutput* csv_out = csv.empty() ? nullptr : &outputs.add(csv);
-    write_results_hdf5(outputs.add(out), outcome.results, config.source_yaml, outcome.profile,
-                       verification ? &*verification : nullptr);
-    if (csv_out) write_top_k_csv(*csv_out, outcome.results);
+    if (!csv.empty()) write_top_k_csv(outputs.add(csv), outcome.results);
+    outcome.checkpoint->finish(outcome.results, outcome.profile, verification ? &*verification : nullptr);
+    outputs.adopt(checkpoint, out);
     outputs.commit();
   }
-  remove_checkpoint(checkpoint);  // the results are whole: the checkpoint is no longer needed
   const double write_seconds = std::chrono::duration<double>(Clock::now() - t_write).count();
-  const std::string heatmap = config.output.heatmap.size() == 2 ? draw_heatmap(config, outcome.results, out) : "";
+  const std::string heatmap = config.output.heatmap.size() == 2 ? draw_heatmap(config, out) : "";
 
   const auto& r = outcome.results;
-  std::printf("%zu combos on %zu bars x %zu symbols, device %s\n", r.n_rows(), bars.n_bars(), bars.n_symbols(),
-              outcome.device_used.c_str());
-  const std::vector<std::size_t> rows(r.top_k.begin(), r.top_k.begin() + std::min(a.show, r.top_k.size()));
-  std::printf("top %zu by %s (%s):\n", rows.size(), r.objective_metric.c_str(), r.maximize ? "max" : "min");
+  std::printf("%llu combos on %zu bars x %zu symbols, device %s\n", static_cast<unsigned long long>(r.n_rows()),
+              bars.n_bars(), bars.n_symbols(), outcome.device_used.c_str());
+  const RowTable shown = r.best.first(std::min(a.show, r.top_k));
+  std::printf("top %zu by %s (%s):\n", shown.size(), r.objective_metric.c_str(), r.maximize ? "max" : "min");
   auto metrics = default_table_metrics();
   if (std::find(metrics.begin(), metrics.end(), r.objective_metric) == metrics.end())
     metrics.insert(metrics.begin(), r.objective_metric);
-  std::fputs(format_result_table(r, rows, metrics).c_str(), stdout);
-  if (verification) std::fputs(format_verification_summary(*verification, r, std::min<std::size_t>(a.show, 10)).c_str(), stdout);
+  std::fputs(format_result_table(r.param_names, shown, metrics).c_str(), stdout);
+  if (verification) std::fputs(format_verification_summary(*verification, std::min<std::size_t>(a.show, 10)).c_str(), stdout);
   std::printf("results: %s%s%s\n", out.c_str(), csv.empty() ? "" : "  top-K CSV: ", csv.c_str());
   if (!heatmap.empty()) std::printf("heatmap: %s\n", heatmap.c_str());
   if (a.profile) {

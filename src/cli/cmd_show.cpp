@@ -24,21 +24,22 @@ void add_show_command(CLI::App& app) {
   cmd->callback([] {
     const auto loaded = read_results_hdf5(path);
     const auto& r = loaded.results;
-    std::vector<std::size_t> rows;
+    RowTable rows;
     std::string metric = r.objective_metric;
     if (sort_metric.empty()) {
-      rows.assign(r.top_k.begin(), r.top_k.begin() + std::min(top, r.top_k.size()));
+      rows = r.best.first(top);
     } else {
       if (metric_index(sort_metric) < 0) throw Error(ErrorCategory::config, "unknown metric '" + sort_metric + "'");
       Objective objective;
       objective.metric = metric = sort_metric;
       objective.maximize = direction.empty() ? true : direction == "max";
-      rows = select_top_k(r.metrics, r.combo_ids, objective, top);
+      rows = select_top_rows(*r.rows, objective, top);  // a block of rows at a time
     }
     auto metrics = default_table_metrics();
     if (std::find(metrics.begin(), metrics.end(), metric) == metrics.end()) metrics.insert(metrics.begin(), metric);
-    std::printf("%s: %zu combos, showing %zu by %s\n", path.c_str(), r.n_rows(), rows.size(), metric.c_str());
-    std::fputs(format_result_table(r, rows, metrics).c_str(), stdout);
+    std::printf("%s: %llu combos, showing %zu by %s\n", path.c_str(), static_cast<unsigned long long>(r.n_rows()),
+                rows.size(), metric.c_str());
+    std::fputs(format_result_table(r.param_names, rows, metrics).c_str(), stdout);
   });
 }
 

@@ -53,7 +53,7 @@ void verify(const VerifyArgs& a) {
   const VerificationResults v = verify_candidates(config, bars, loaded.results, request);
   const std::string out = a.out.empty() ? a.results_path : a.out;
   write_verification_hdf5(a.results_path, out, v);
-  std::fputs(format_verification_summary(v, loaded.results, a.show).c_str(), stdout);
+  std::fputs(format_verification_summary(v, a.show).c_str(), stdout);
   std::printf("verification written to %s (/verify)\n", out.c_str());
   check_no_mismatch(v, out);
 }

@@ -14,23 +14,17 @@ const std::vector<std::string>& default_table_metrics() {
   return names;
 }
 
-namespace {
-
-}  // namespace
-
-std::string format_result_table(const SweepResults& results, const std::vector<std::size_t>& rows,
+std::string format_result_table(const std::vector<std::string>& param_names, const RowTable& rows,
                                 const std::vector<std::string>& metrics) {
   std::vector<std::string> header{"rank", "combo"};
-  for (const auto& p : results.param_names) header.push_back(p);
+  for (const auto& p : param_names) header.push_back(p);
   for (const auto& m : metrics) header.push_back(m);
 
   std::vector<std::vector<std::string>> cells;
-  const std::size_t n_params = results.param_names.size();
   for (std::size_t rank = 0; rank < rows.size(); ++rank) {
-    const std::size_t r = rows[rank];
-    std::vector<std::string> line{std::to_string(rank + 1), std::to_string(results.combo_ids[r])};
-    for (std::size_t p = 0; p < n_params; ++p) line.push_back(detail::format_table_number(results.params[r * n_params + p]));
-    for (const auto& m : metrics) line.push_back(detail::format_table_number(results.metrics[r * n_metrics + metric_index(m)]));
+    std::vector<std::string> line{std::to_string(rank + 1), std::to_string(rows.combo_ids[rank])};
+    for (std::size_t p = 0; p < param_names.size(); ++p) line.push_back(detail::format_table_number(rows.params_of(rank)[p]));
+    for (const auto& m : metrics) line.push_back(detail::format_table_number(rows.metrics_of(rank)[metric_index(m)]));
     cells.push_back(std::move(line));
   }
   std::vector<std::size_t> width(header.size());

@@ -8,9 +8,8 @@
 
 namespace kbt::cli {
 
-// Prints `rows` (row indices into `results`) with rank, combo id, every param
-// and the given metrics.
-std::string format_result_table(const SweepResults& results, const std::vector<std::size_t>& rows,
+// Prints `rows` (best first) with rank, combo id, every param and the given metrics.
+std::string format_result_table(const std::vector<std::string>& param_names, const RowTable& rows,
                                 const std::vector<std::string>& metrics);
 
 // Metrics shown by default.

@@ -71,16 +71,16 @@ std::uint64_t ParamGrid::combo_id(const std::size_t* indices) const {
   return id;
 }
 
-std::vector<std::uint64_t> filter_combos(const ParamGrid& grid, const std::function<bool(const double*)>& keep) {
-  std::vector<std::uint64_t> kept;
+void walk_grid(const ParamGrid& grid, std::uint64_t first_id,
+               const std::function<bool(std::uint64_t id, const double* values)>& visit) {
+  if (first_id >= grid.n_combos()) return;
   const std::size_t k = grid.n_params();
   std::vector<std::size_t> idx(k, 0);
   std::vector<double> values(k);
-  for (std::size_t j = 0; j < k; ++j) values[j] = grid.axis(j).values[0];
-  // Walk the grid in id order with an odometer (last axis fastest) instead of
-  // dividing every id.
-  for (std::uint64_t id = 0; id < grid.n_combos(); ++id) {
-    if (keep(values.data())) kept.push_back(id);
+  grid.combo_indices(first_id, idx.data());
+  for (std::size_t j = 0; j < k; ++j) values[j] = grid.axis(j).values[idx[j]];
+  for (std::uint64_t id = first_id; id < grid.n_combos(); ++id) {
+    if (!visit(id, values.data())) return;
     for (std::size_t j = k; j-- > 0;) {
       if (++idx[j] < grid.axis(j).values.size()) {
         values[j] = grid.axis(j).values[idx[j]];
@@ -90,6 +90,14 @@ std::vector<std::uint64_t> filter_combos(const ParamGrid& grid, const std::funct
       values[j] = grid.axis(j).values[0];
     }
   }
+}
+
+std::vector<std::uint64_t> filter_combos(const ParamGrid& grid, const std::function<bool(const double*)>& keep) {
+  std::vector<std::uint64_t> kept;
+  walk_grid(grid, 0, [&](std::uint64_t id, const double* values) {
+    if (keep(values)) kept.push_back(id);
+    return true;
+  });
   if (kept.empty())
     throw Error(ErrorCategory::grid, "the constraints reject every one of the " + detail::format_count(grid.n_combos()) +
                                          " combos of the grid; nothing to simulate");
@@ -112,16 +120,15 @@ std::uint64_t uniform_below(std::uint64_t& state, std::uint64_t bound) {
   }
 }
 
-std::vector<std::uint64_t> sample_combos(const std::vector<std::uint64_t>& ids, std::uint64_t n, std::uint64_t seed) {
-  const std::uint64_t m = ids.size();
+std::vector<std::uint64_t> sample_positions(std::uint64_t m, std::uint64_t n, std::uint64_t seed) {
+  std::vector<std::uint64_t> positions;
   if (n >= m) {
-    std::vector<std::uint64_t> all(ids);
-    std::sort(all.begin(), all.end());
-    return all;
+    positions.resize(static_cast<std::size_t>(m));
+    for (std::uint64_t i = 0; i < m; ++i) positions[static_cast<std::size_t>(i)] = i;
+    return positions;
   }
   std::uint64_t state = seed;
   std::unordered_set<std::uint64_t> taken;
-  std::vector<std::uint64_t> positions;
   taken.reserve(static_cast<std::size_t>(n) * 2);
   positions.reserve(static_cast<std::size_t>(n));
   for (std::uint64_t j = m - n; j < m; ++j) {
@@ -130,9 +137,13 @@ std::vector<std::uint64_t> sample_combos(const std::vector<std::uint64_t>& ids, 
     taken.insert(pick);
     positions.push_back(pick);
   }
+  std::sort(positions.begin(), positions.end());
+  return positions;
+}
+
+std::vector<std::uint64_t> sample_combos(const std::vector<std::uint64_t>& ids, std::uint64_t n, std::uint64_t seed) {
   std::vector<std::uint64_t> out;
-  out.reserve(positions.size());
-  for (auto p : positions) out.push_back(ids[static_cast<std::size_t>(p)]);
+  for (const std::uint64_t p : sample_positions(ids.size(), n, seed)) out.push_back(ids[static_cast<std::size_t>(p)]);
   std::sort(out.begin(), out.end());
   return out;
 }

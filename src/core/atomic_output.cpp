@@ -22,8 +22,11 @@ AtomicOutput::AtomicOutput(std::string final_path)
   std::remove(temp_path_.c_str());
 }
 
+AtomicOutput::AtomicOutput(std::string final_path, std::string existing)
+    : final_path_(std::move(final_path)), temp_path_(std::move(existing)), owns_temp_(false) {}
+
 AtomicOutput::~AtomicOutput() {
-  if (!committed_) std::remove(temp_path_.c_str());
+  if (!committed_ && owns_temp_) std::remove(temp_path_.c_str());
 }
 
 void AtomicOutput::commit() {
@@ -51,6 +54,10 @@ bool AtomicOutput::commit_exclusive() {
 AtomicOutput& AtomicOutputSet::add(std::string final_path) {
   outputs_.emplace_back(std::move(final_path));
   return outputs_.back();
+}
+
+void AtomicOutputSet::adopt(std::string existing, std::string final_path) {
+  outputs_.emplace_back(std::move(final_path), std::move(existing));
 }
 
 void AtomicOutputSet::commit() {

@@ -1,9 +1,10 @@
 // The checkpoint file of a running sweep (include/kbt/output/checkpoint.hpp,
-// docs/results.md). Layout:
+// docs/results.md). Layout: the results layout's rows (src/output/results_io.hpp)
 //   /combo_id            uint64  [n]
 //   /params/<name>       float64 [n]   (group attribute `order`)
 //   /metrics/<name>      float64 [n]   contiguous, allocated at creation;
 //                                      rows [0, combos_done) are final
+// and
 //   /config              string        the YAML as run
 //   /checkpoint          group; string attributes: the run's identity
 // Root attributes: complete = 0, combos_done, combos_total (uint64),
@@ -14,6 +15,7 @@
 // data into allocated storage, flushes, and only then rewrites the fixed-size
 // `combos_done` attribute in place: a process killed at any point leaves a file
 // whose structure is intact and whose first combos_done rows are whole.
+// finish() adds the results file's groups into space reserved first.
 
 #include <hdf5.h>
 #include <kbt/output/checkpoint.hpp>
@@ -24,11 +26,16 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <filesystem>
 #include <system_error>
 #include <type_traits>
+#include <unistd.h>
 
 #include "data/hdf5_support.hpp"
+#include "output/results_io.hpp"
 
 namespace kbt {
 namespace {
@@ -51,80 +58,18 @@ void check(herr_t status, const std::string& what, const std::string& path) {
 }
 
 void write_string_attribute(hid_t obj, const std::string& name, const std::string& value, const std::string& path) {
-  H5Id type(H5Tcopy(H5T_C_S1), H5Tclose);
-  H5Tset_size(type, std::max<std::size_t>(value.size(), 1));
-  H5Tset_cset(type, H5T_CSET_UTF8);
-  H5Id space(H5Screate(H5S_SCALAR), H5Sclose);
-  H5Id attr(checked(H5Acreate2(obj, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), "attribute " + name, path),
-            H5Aclose);
-  check(H5Awrite(attr, type, value.c_str()), "attribute " + name, path);
+  detail::write_string(obj, name, value, path, true);
 }
 
-void write_u64_attribute(hid_t obj, const std::string& name, std::uint64_t value, const std::string& path) {
-  H5Id space(H5Screate(H5S_SCALAR), H5Sclose);
-  H5Id attr(checked(H5Acreate2(obj, name.c_str(), H5T_STD_U64LE, space, H5P_DEFAULT, H5P_DEFAULT),
-                    "attribute " + name, path),
-            H5Aclose);
-  check(H5Awrite(attr, H5T_NATIVE_UINT64, &value), "attribute " + name, path);
+// Checkpoint attributes, read with the checkpoint's wording.
+std::string checkpoint_text(hid_t obj, const std::string& name, const std::string& path) {
+  if (!detail::has_attribute(obj, name)) fail(ErrorCategory::data_format, path, "checkpoint has no attribute " + name);
+  return detail::read_string_attribute(obj, name, path);
 }
 
-std::string read_string_attribute(hid_t obj, const std::string& name, const std::string& path) {
-  if (H5Aexists(obj, name.c_str()) <= 0) fail(ErrorCategory::data_format, path, "checkpoint has no attribute " + name);
-  H5Id attr(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose);
-  H5Id type(H5Aget_type(attr), H5Tclose);
-  if (H5Tget_class(type) != H5T_STRING) fail(ErrorCategory::data_format, path, "checkpoint attribute " + name + " is not text");
-  std::string out(H5Tget_size(type), '\0');
-  if (H5Aread(attr, type, out.data()) < 0) fail(ErrorCategory::data_format, path, "cannot read attribute " + name);
-  while (!out.empty() && out.back() == '\0') out.pop_back();
-  return out;
-}
-
-std::uint64_t read_u64_attribute(hid_t obj, const std::string& name, const std::string& path) {
-  if (H5Aexists(obj, name.c_str()) <= 0) fail(ErrorCategory::data_format, path, "checkpoint has no attribute " + name);
-  H5Id attr(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose);
-  std::uint64_t v = 0;
-  if (H5Aread(attr, H5T_NATIVE_UINT64, &v) < 0) fail(ErrorCategory::data_format, path, "cannot read attribute " + name);
-  return v;
-}
-
-void write_1d(hid_t parent, const std::string& name, hid_t file_type, hid_t mem_type, const void* data, std::size_t n,
-              const std::string& path) {
-  const hsize_t dims[1] = {static_cast<hsize_t>(n)};
-  H5Id space(checked(H5Screate_simple(1, dims, nullptr), "dataspace", path), H5Sclose);
-  H5Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-  H5Pset_obj_track_times(dcpl, 0);
-  // Storage allocated now, so that commits write raw data only.
-  H5Pset_layout(dcpl, H5D_CONTIGUOUS);
-  H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
-  H5Id set(checked(H5Dcreate2(parent, name.c_str(), file_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT),
-                   "dataset " + name, path),
-           H5Dclose);
-  if (data && n > 0) check(H5Dwrite(set, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), "dataset " + name, path);
-}
-
-H5Id make_group(hid_t parent, const std::string& name, const std::string& path) {
-  return H5Id(checked(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "group " + name, path),
-              H5Gclose);
-}
-
-// Reads or writes rows [first, first + count) of a 1-D float64 dataset.
-void transfer_rows(hid_t file, const std::string& name, std::uint64_t first, std::uint64_t count, double* buffer,
-                   bool write, const std::string& path) {
-  H5Id set(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
-  if (set < 0) fail(ErrorCategory::data_format, path, "checkpoint has no dataset /" + name);
-  H5Id fspace(H5Dget_space(set), H5Sclose);
-  hsize_t n = 0;
-  H5Sget_simple_extent_dims(fspace, &n, nullptr);
-  if (first + count > n) fail(ErrorCategory::data_format, path, "checkpoint dataset /" + name + " is too short");
-  if (count == 0) return;
-  const hsize_t start[1] = {first}, size[1] = {count};
-  H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, nullptr, size, nullptr);
-  H5Id mspace(H5Screate_simple(1, size, nullptr), H5Sclose);
-  const herr_t status = write ? H5Dwrite(set, H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, buffer)
-                              : H5Dread(set, H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, buffer);
-  if (status < 0)
-    fail(write ? ErrorCategory::io : ErrorCategory::data_format, path,
-         std::string(write ? "cannot write" : "cannot read") + " checkpoint dataset /" + name);
+std::uint64_t checkpoint_count(hid_t obj, const std::string& name, const std::string& path) {
+  if (!detail::has_attribute(obj, name)) fail(ErrorCategory::data_format, path, "checkpoint has no attribute " + name);
+  return detail::read_u64_attribute(obj, name, path);
 }
 
 // `take_lock = false` opens without HDF5's file lock: the running sweep's own
@@ -164,6 +109,23 @@ std::string read_config_text(hid_t file, const std::string& path) {
   return out;
 }
 
+// Refuses a run whose rows would not fit on the disk that holds `path`
+// (the rows are allocated now but written as the sweep goes).
+void check_disk_space(const std::string& path, std::uint64_t n, std::size_t n_params) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  struct statvfs fs {};
+  if (::statvfs(parent.empty() ? "." : parent.c_str(), &fs) != 0) return;  // unknown: the writes will tell
+  const double need = static_cast<double>(n) * 8.0 * static_cast<double>(1 + n_params + n_metrics) + (1 << 20);
+  const double have = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
+  if (need <= have) return;
+  char text[160];
+  std::snprintf(text, sizeof text, "about %.2f GB on disk for the rows of its %llu combos, and %.2f GB are free there",
+                need / 1e9, static_cast<unsigned long long>(n), have / 1e9);
+  throw Error(ErrorCategory::limit, path + ": this run's results need " + text +
+                                        ": make room, write elsewhere (--out), or sweep fewer combos (coarser ranges, "
+                                        "constraints, --sample N)");
+}
+
 }  // namespace
 
 CheckpointIdentity CheckpointIdentity::for_data(const std::string& data_path, const std::string& data_digest) {
@@ -180,22 +142,24 @@ CheckpointStatus read_checkpoint_status(const std::string& path) {
   H5Id file(open_checkpoint(path, H5F_ACC_RDONLY, false), H5Fclose);
   if (H5Aexists(file, "combos_done") <= 0) fail(ErrorCategory::data_format, path, "not a kbt checkpoint");
   CheckpointStatus s;
-  s.combos_done = read_u64_attribute(file, "combos_done", path);
-  s.combos_total = read_u64_attribute(file, "combos_total", path);
-  s.results_path = read_string_attribute(file, "results_path", path);
-  s.resume_command = read_string_attribute(file, "resume_command", path);
+  s.combos_done = checkpoint_count(file, "combos_done", path);
+  s.combos_total = checkpoint_count(file, "combos_total", path);
+  s.results_path = checkpoint_text(file, "results_path", path);
+  s.resume_command = checkpoint_text(file, "resume_command", path);
   return s;
 }
 
-Checkpoint Checkpoint::create(const std::string& path, const CheckpointIdentity& identity, const SweepResults& results,
-                              const std::string& results_path, const std::string& resume_command) {
-  const std::size_t n = results.n_rows(), n_params = results.param_names.size();
+std::shared_ptr<Checkpoint> Checkpoint::create(const std::string& path, const CheckpointIdentity& identity,
+                                               const std::vector<std::string>& param_names, const ComboRows& combos,
+                                               const std::string& results_path, const std::string& resume_command) {
+  const std::uint64_t n = combos.size();
   if (identity.n_combos != n) throw Error(ErrorCategory::internal, "checkpoint identity: combo count mismatch");
   {
     const auto parent = std::filesystem::path(path).parent_path();
     std::error_code ec;
     if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   }
+  check_disk_space(path, n, param_names.size());
   // Written aside, then linked into place: link() fails when `path` exists,
   // so of two runs that start on the same output at once only one gets it.
   AtomicOutput temp(path);
@@ -203,61 +167,35 @@ Checkpoint Checkpoint::create(const std::string& path, const CheckpointIdentity&
   {
     H5Id file(checked(H5Fcreate(temp.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), "file", path),
               H5Fclose);
-    write_1d(file, "combo_id", H5T_STD_U64LE, H5T_NATIVE_UINT64, results.combo_ids.data(), n, path);
+    detail::create_row_datasets(
+        file, param_names, n,
+        [&](std::uint64_t first, std::uint64_t count, std::uint64_t* ids, double* params) {
+          combos.read(first, count, ids, params);
+        },
+        path);
+    detail::write_string(file, "config", identity.config_yaml, path, false);
     {
-      H5Id g = make_group(file, "params", path);
-      std::string order;
-      for (const auto& name : results.param_names) order += (order.empty() ? "" : ",") + name;
-      write_string_attribute(g, "order", order, path);
-      std::vector<double> col(n);
-      for (std::size_t p = 0; p < n_params; ++p) {
-        for (std::size_t i = 0; i < n; ++i) col[i] = results.params[i * n_params + p];
-        write_1d(g, results.param_names[p], H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, col.data(), n, path);
-      }
-    }
-    {
-      H5Id g = make_group(file, "metrics", path);
-      for (std::size_t m = 0; m < n_metrics; ++m)
-        write_1d(g, metric_names()[m], H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, nullptr, n, path);
-    }
-    {
-      H5Id type(H5Tcopy(H5T_C_S1), H5Tclose);
-      H5Tset_size(type, std::max<std::size_t>(identity.config_yaml.size(), 1));
-      H5Tset_cset(type, H5T_CSET_UTF8);
-      H5Id space(H5Screate(H5S_SCALAR), H5Sclose);
-      H5Id set(checked(H5Dcreate2(file, "config", type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "/config", path),
-               H5Dclose);
-      check(H5Dwrite(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, identity.config_yaml.c_str()), "/config", path);
-    }
-    {
-      H5Id g = make_group(file, "checkpoint", path);
+      H5Id g = detail::make_group(file, "checkpoint", path);
       for (const auto& [name, member] : identity_fields()) write_string_attribute(g, name, identity.*member, path);
     }
     write_string_attribute(file, "kbt_version", version_string, path);
     write_string_attribute(file, "results_path", results_path, path);
     write_string_attribute(file, "resume_command", resume_command, path);
-    write_u64_attribute(file, "combos_total", n, path);
-    write_u64_attribute(file, "combos_done", 0, path);
-    {
-      // `complete = 0`: refused by every results reader (results_reader.cpp).
-      H5Id space(H5Screate(H5S_SCALAR), H5Sclose);
-      H5Id attr(checked(H5Acreate2(file, "complete", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT),
-                        "attribute complete", path),
-                H5Aclose);
-      const double zero = 0.0;
-      check(H5Awrite(attr, H5T_NATIVE_DOUBLE, &zero), "attribute complete", path);
-    }
+    detail::write_u64_attribute(file, "combos_total", n, path);
+    detail::write_u64_attribute(file, "combos_done", 0, path);
+    // `complete = 0`: refused by every results reader (results_reader.cpp).
+    detail::write_number_attribute(file, "complete", 0.0, path);
     check(H5Fflush(file, H5F_SCOPE_GLOBAL), "file", path);
     check(file.close(), "file", path);
   }
   if (!temp.commit_exclusive())
     fail(ErrorCategory::io, path,
          "the checkpoint of another run of this output appeared meanwhile (two runs at once?); not overwritten");
-  return Checkpoint(path, open_checkpoint(path, H5F_ACC_RDWR, false), 0, n);
+  return std::shared_ptr<Checkpoint>(new Checkpoint(path, open_checkpoint(path, H5F_ACC_RDWR, false), 0, n));
 }
 
-Checkpoint Checkpoint::resume(const std::string& path, const CheckpointIdentity& identity, const SweepResults& results,
-                              std::vector<double>& metrics) {
+std::shared_ptr<Checkpoint> Checkpoint::resume(const std::string& path, const CheckpointIdentity& identity,
+                                               const std::vector<std::string>& param_names, const ComboRows& combos) {
   H5Id file(open_checkpoint(path, H5F_ACC_RDWR, false), H5Fclose);
   if (H5Aexists(file, "combos_done") <= 0) fail(ErrorCategory::data_format, path, "not a kbt checkpoint");
   const std::string advice =
@@ -276,62 +214,88 @@ Checkpoint Checkpoint::resume(const std::string& path, const CheckpointIdentity&
     H5Id g(H5Gopen2(file, "checkpoint", H5P_DEFAULT), H5Gclose);
     if (g < 0) fail(ErrorCategory::data_format, path, "checkpoint has no group /checkpoint");
     for (const auto& [name, member] : identity_fields()) {
-      const std::string theirs = read_string_attribute(g, name, path);
+      const std::string theirs = checkpoint_text(g, name, path);
       if (theirs != identity.*member) differs(name, theirs, identity.*member);
     }
   }
-  const std::uint64_t total = read_u64_attribute(file, "combos_total", path);
-  const std::uint64_t done = read_u64_attribute(file, "combos_done", path);
-  const std::size_t n = results.n_rows();
+  const std::uint64_t total = checkpoint_count(file, "combos_total", path);
+  const std::uint64_t done = checkpoint_count(file, "combos_done", path);
+  const std::uint64_t n = combos.size();
   if (total != n) differs("number of combos", std::to_string(total), std::to_string(n));
   if (done > total) fail(ErrorCategory::data_format, path, "checkpoint has combos_done > combos_total");
-  {
-    // The combos themselves (constraints and sampling give the same list for the same config).
-    H5Id set(H5Dopen2(file, "combo_id", H5P_DEFAULT), H5Dclose);
-    if (set < 0) fail(ErrorCategory::data_format, path, "checkpoint has no dataset /combo_id");
-    std::vector<std::uint64_t> ids(n);
-    if (n > 0 && H5Dread(set, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, ids.data()) < 0)
-      fail(ErrorCategory::data_format, path, "cannot read checkpoint /combo_id");
-    if (ids != results.combo_ids)
+  if (detail::read_param_names(file, path) != param_names)
+    fail(ErrorCategory::config, path, "cannot resume: the checkpoint holds other params" + advice);
+  // The combos themselves (constraints and sampling give the same list for
+  // the same config), a block at a time.
+  for (std::uint64_t first = 0; first < n; first += 65536) {
+    const std::uint64_t count = std::min<std::uint64_t>(65536, n - first);
+    std::vector<std::uint64_t> ids(static_cast<std::size_t>(count));
+    detail::transfer_rows(file, "combo_id", H5T_NATIVE_UINT64, first, count, ids.data(), false, path);
+    if (ids != combos.ids(first, count))
       fail(ErrorCategory::config, path, "cannot resume: the checkpoint holds other combos" + advice);
   }
-  if (metrics.size() != n * n_metrics) throw Error(ErrorCategory::internal, "checkpoint resume: metrics not sized");
-  std::vector<double> col(done);
-  for (std::size_t m = 0; m < n_metrics; ++m) {
-    transfer_rows(file, std::string("metrics/") + metric_names()[m], 0, done, col.data(), false, path);
-    for (std::size_t i = 0; i < done; ++i) metrics[i * n_metrics + m] = col[i];
-  }
-  return Checkpoint(path, file.release(), done, total);  // the Checkpoint owns the file from here
+  // A finish() interrupted after `complete = 1`, before the file was moved.
+  if (detail::read_number_attribute(file, "complete", path) != 0.0) detail::set_number_attribute(file, "complete", 0.0, path);
+  return std::shared_ptr<Checkpoint>(new Checkpoint(path, file.release(), done, total));  // owns the file from here
 }
 
 Checkpoint::~Checkpoint() {
   if (file_ >= 0) detail::note_file_close(H5Fclose(file_));
 }
 
-Checkpoint::Checkpoint(Checkpoint&& other) noexcept
-    : path_(std::move(other.path_)), file_(other.file_), done_(other.done_), total_(other.total_) {
-  other.file_ = -1;
+void Checkpoint::commit(std::uint64_t first, std::uint64_t count, const double* metrics) {
+  if (first != done_ || first + count > total_ || file_ < 0)
+    throw Error(ErrorCategory::internal, path_ + ": checkpoint commit out of order");
+  const hid_t file = file_;
+  detail::write_metric_rows(file, first, count, metrics, path_);
+  check(H5Fflush(file, H5F_SCOPE_GLOBAL), "rows", path_);
+  // Only now: the rows above are in the file.
+  detail::set_u64_attribute(file, "combos_done", first + count, path_);
+  check(H5Fflush(file, H5F_SCOPE_GLOBAL), "attribute combos_done", path_);
+  done_ = first + count;
 }
 
-void Checkpoint::commit(std::uint64_t first, std::uint64_t count, const double* metrics) {
-  if (first != done_ || first + count > total_)
-    throw Error(ErrorCategory::internal, path_ + ": checkpoint commit out of order");
+namespace {
+
+// Extends the file at `path` by `bytes` of allocated disk space (zeros past
+// HDF5's end of data, which HDF5 truncates away when it closes the file).
+void reserve_space(const std::string& path, std::uint64_t bytes) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) fail(ErrorCategory::io, path, std::string("cannot open to finish: ") + std::strerror(errno));
+  struct stat st {};
+  int err = ::fstat(fd, &st) == 0 ? ::posix_fallocate(fd, st.st_size, static_cast<off_t>(bytes)) : errno;
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0)
+    fail(ErrorCategory::io, path,
+         "cannot write the results (" + std::string(std::strerror(err)) + " while reserving " +
+             std::to_string(bytes >> 10) + " KiB); the checkpoint is kept: make room, then run again with --resume");
+}
+
+}  // namespace
+
+std::shared_ptr<const ResultRows> Checkpoint::rows() const {
+  if (file_ < 0) throw Error(ErrorCategory::internal, path_ + ": the checkpoint is closed");
+  // Read through the checkpoint's open file, which they keep alive.
+  return std::make_shared<detail::FileRows>(file_, path_, shared_from_this());
+}
+
+void Checkpoint::finish(const SweepResults& results, const RunProfile& profile,
+                        const VerificationResults* verification) {
+  if (file_ < 0 || done_ != total_) throw Error(ErrorCategory::internal, path_ + ": finishing an unfinished checkpoint");
+  // Closed and opened again around the reservation, so that HDF5 sees the
+  // reserved bytes as past its data and cuts them off when it closes.
+  check(H5Fflush(file_, H5F_SCOPE_GLOBAL), "file", path_);
   {
-    const hid_t file = file_;
-    std::vector<double> col(count);
-    for (std::size_t m = 0; m < n_metrics; ++m) {
-      for (std::uint64_t i = 0; i < count; ++i) col[i] = metrics[i * n_metrics + m];
-      transfer_rows(file, std::string("metrics/") + metric_names()[m], first, count, col.data(), true, path_);
-    }
-    check(H5Fflush(file, H5F_SCOPE_GLOBAL), "rows", path_);
-    // Only now: the rows above are in the file.
-    H5Id attr(H5Aopen(file, "combos_done", H5P_DEFAULT), H5Aclose);
-    if (attr < 0) fail(ErrorCategory::data_format, path_, "checkpoint has no attribute combos_done");
-    const std::uint64_t done = first + count;
-    check(H5Awrite(attr, H5T_NATIVE_UINT64, &done), "attribute combos_done", path_);
-    check(H5Fflush(file, H5F_SCOPE_GLOBAL), "attribute combos_done", path_);
+    const herr_t closed = H5Fclose(file_);
+    detail::note_file_close(closed);
+    file_ = -1;
+    check(closed, "file", path_);
   }
-  done_ = first + count;
+  reserve_space(path_, detail::final_groups_bytes(results, profile, verification));
+  H5Id file(open_checkpoint(path_, H5F_ACC_RDWR, false), H5Fclose);
+  detail::write_final_groups(file, results, profile, verification, path_);
+  check(H5Fflush(file, H5F_SCOPE_GLOBAL), "file", path_);
+  check(file.close(), "file", path_);  // the last metadata is written here
 }
 
 void remove_checkpoint(const std::string& path) {

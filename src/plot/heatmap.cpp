@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "config/suggest.hpp"
 #include "plot/gnuplot_runner.hpp"
@@ -47,12 +48,6 @@ std::size_t param_position(const SweepResults& r, const std::string& name, const
   return static_cast<std::size_t>(it - r.param_names.begin());
 }
 
-std::vector<double> distinct_sorted(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-  return v;
-}
-
 std::size_t index_in(const std::vector<double>& sorted, double value) {
   return static_cast<std::size_t>(std::lower_bound(sorted.begin(), sorted.end(), value) - sorted.begin());
 }
@@ -89,47 +84,64 @@ HeatmapGrid heatmap_grid(const SweepResults& r, const HeatmapRequest& request) {
     throw Error(ErrorCategory::config, "unknown aggregation '" + g.agg + "' (best, max or median)");
   const std::size_t px = param_position(r, request.x, "--x"), py = param_position(r, request.y, "--y");
   if (px == py) throw Error(ErrorCategory::config, "--x and --y both name '" + request.x + "'; give two parameters");
-  const std::size_t n_params = r.param_names.size(), n = r.n_rows();
+  const std::size_t n_params = r.param_names.size();
+  if (!r.rows) throw Error(ErrorCategory::internal, "heatmap: results without rows");
 
-  if (!r.top_k.empty()) g.best_row = r.top_k.front();
+  if (r.top_k > 0) g.best_row = r.best.rows.front();
   if (g.agg == "best" && !g.best_row)
     throw Error(ErrorCategory::config, "--agg best fixes the other parameters at the best combo's values, but the "
                                        "run has no eligible combo (empty top-K); use --agg max or --agg median");
+  const double* best_params = g.best_row ? r.best.params_of(0) : nullptr;
 
-  std::vector<double> xs, ys;
-  for (std::size_t i = 0; i < n; ++i) {
-    xs.push_back(r.params[i * n_params + px]);
-    ys.push_back(r.params[i * n_params + py]);
-  }
-  g.xs = distinct_sorted(xs);
-  g.ys = distinct_sorted(ys);
+  // The rows a block at a time: first the distinct values of the two
+  // params, then each row's value into its cell (only the cells' values are
+  // kept: one per cell for best and max, every finite one for median).
+  const auto in_slice = [&](const double* params) {
+    if (g.agg != "best") return true;
+    for (std::size_t p = 0; p < n_params; ++p)
+      if (p != px && p != py && params[p] != best_params[p]) return false;
+    return true;
+  };
+  std::set<double> xs, ys;
+  for_each_row_block(*r.rows, 65536, RowParts{false, true, false},
+                     [&](std::uint64_t, std::uint64_t count, const std::uint64_t*, const double* params, const double*) {
+                       for (std::uint64_t i = 0; i < count; ++i) {
+                         xs.insert(params[i * n_params + px]);
+                         ys.insert(params[i * n_params + py]);
+                       }
+                     });
+  g.xs.assign(xs.begin(), xs.end());
+  g.ys.assign(ys.begin(), ys.end());
   const std::size_t nx = g.xs.size();
-  std::map<std::size_t, std::vector<double>> cells;  // cell -> finite values
-  for (std::size_t i = 0; i < n; ++i) {
-    if (g.agg == "best") {
-      bool same = true;
-      for (std::size_t p = 0; p < n_params; ++p)
-        if (p != px && p != py && r.params[i * n_params + p] != r.params[*g.best_row * n_params + p]) same = false;
-      if (!same) continue;
-    }
-    const double v = r.metrics[i * n_metrics + static_cast<std::size_t>(metric)];
-    auto& cell = cells[index_in(g.ys, ys[i]) * nx + index_in(g.xs, xs[i])];
-    if (!std::isnan(v)) cell.push_back(v);
-  }
+  std::map<std::size_t, std::vector<double>> cells;  // cell -> finite values (median), or its maximum
+  for_each_row_block(*r.rows, 65536, RowParts{false, true, true},
+                     [&](std::uint64_t, std::uint64_t count, const std::uint64_t*, const double* params,
+                         const double* metrics) {
+                       for (std::uint64_t i = 0; i < count; ++i) {
+                         const double* row = params + i * n_params;
+                         if (!in_slice(row)) continue;
+                         const double v = metrics[i * n_metrics + static_cast<std::size_t>(metric)];
+                         auto& cell = cells[index_in(g.ys, row[py]) * nx + index_in(g.xs, row[px])];
+                         if (std::isnan(v)) continue;
+                         if (g.agg == "median" || cell.empty())
+                           cell.push_back(v);
+                         else
+                           cell[0] = std::max(cell[0], v);
+                       }
+                     });
   g.z.assign(nx * g.ys.size(), nan);
   for (const auto& [cell, values] : cells) {
     if (values.empty()) continue;
-    g.z[cell] = g.agg == "median" ? median(values) : *std::max_element(values.begin(), values.end());
+    g.z[cell] = g.agg == "median" ? median(values) : values[0];
   }
   if (g.best_row) {
-    g.best_ix = index_in(g.xs, r.params[*g.best_row * n_params + px]);
-    g.best_iy = index_in(g.ys, r.params[*g.best_row * n_params + py]);
-    g.best_combo = r.combo_ids[*g.best_row];
-    g.best_value = r.metrics[*g.best_row * n_metrics + static_cast<std::size_t>(metric)];
+    g.best_ix = index_in(g.xs, best_params[px]);
+    g.best_iy = index_in(g.ys, best_params[py]);
+    g.best_combo = r.best.combo_ids.front();
+    g.best_value = r.best.metrics_of(0)[static_cast<std::size_t>(metric)];
     for (std::size_t p = 0; p < n_params; ++p)
       if (p != px && p != py)
-        g.fixed += (g.fixed.empty() ? "" : ", ") + r.param_names[p] + "=" +
-                   number_text(r.params[*g.best_row * n_params + p]);
+        g.fixed += (g.fixed.empty() ? "" : ", ") + r.param_names[p] + "=" + number_text(best_params[p]);
   }
   return g;
 }

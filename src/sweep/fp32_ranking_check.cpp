@@ -46,22 +46,20 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b) {
 }  // namespace
 
 void check_fp32_ranking(const PreparedSweep& sweep, const BarData& bars, const std::string& device,
-                        const KernelSweepOptions& options, const Objective& objective,
-                        const std::vector<double>& metrics32, RunProfile& profile) {
+                        const KernelSweepOptions& options, const Objective& objective, const ResultRows& rows32,
+                        RunProfile& profile) {
   const std::size_t n = sweep.n_combos();
   if (n == 0) return;
   const std::size_t m = std::min<std::size_t>(n, 512);
-  std::vector<std::uint64_t> sampled(n);
-  for (std::size_t i = 0; i < n; ++i) sampled[i] = i;
-  sampled = sample_combos(sampled, m, 17);
-  const std::vector<std::size_t> rows(sampled.begin(), sampled.end());
+  const std::vector<std::uint64_t> rows = sample_positions(n, m, 17);
   const PreparedSweep sample = sweep.subset(rows);
+  const std::vector<double> metrics32 = read_rows(rows32, rows).metrics;  // [k][n_metrics], sample order
   const auto engine = make_kernel_engine(sample, bars, device, false, options);
   const std::vector<double> f64 = engine->run(0, rows.size(), {}, EngineTopK{objective, 0}).metrics;
   const int obj = metric_index(objective.metric);
   std::vector<double> a, b;
   for (std::size_t k = 0; k < rows.size(); ++k) {
-    const double x = metrics32[rows[k] * n_metrics + static_cast<std::size_t>(obj)];
+    const double x = metrics32[k * n_metrics + static_cast<std::size_t>(obj)];
     const double y = f64[k * n_metrics + static_cast<std::size_t>(obj)];
     if (std::isnan(x) || std::isnan(y)) continue;
     a.push_back(x), b.push_back(y);
@@ -70,8 +68,8 @@ void check_fp32_ranking(const PreparedSweep& sweep, const BarData& bars, const s
   std::vector<double> m32;
   std::vector<std::uint64_t> sample_ids;
   for (std::size_t k = 0; k < rows.size(); ++k) {
-    m32.insert(m32.end(), metrics32.begin() + static_cast<long>(rows[k] * n_metrics),
-               metrics32.begin() + static_cast<long>((rows[k] + 1) * n_metrics));
+    m32.insert(m32.end(), metrics32.begin() + static_cast<long>(k * n_metrics),
+               metrics32.begin() + static_cast<long>((k + 1) * n_metrics));
     sample_ids.push_back(rows[k]);
   }
   const std::size_t k = std::max<std::size_t>(1, std::min<std::size_t>(rows.size() / 10, 50));

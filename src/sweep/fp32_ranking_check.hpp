@@ -14,10 +14,10 @@
 
 namespace kbt::detail {
 
-// `metrics32`: the run's fp32 metrics [n][n_metrics]. Sets fp32_spearman_vs_fp64,
+// `rows32`: the run's rows, with fp32 metrics. Sets fp32_spearman_vs_fp64,
 // fp32_topk_overlap and fp32_check_sample in `profile`.
 void check_fp32_ranking(const PreparedSweep& sweep, const BarData& bars, const std::string& device,
-                        const KernelSweepOptions& options, const Objective& objective,
-                        const std::vector<double>& metrics32, RunProfile& profile);
+                        const KernelSweepOptions& options, const Objective& objective, const ResultRows& rows32,
+                        RunProfile& profile);
 
 }  // namespace kbt::detail

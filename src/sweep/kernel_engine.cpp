@@ -56,12 +56,11 @@ class KernelEngine final : public SweepEngine {
       out.top_k.resize(all.size());
       return out;
     }
-    const std::vector<double> params(sweep_.params_of(begin), sweep_.params_of(begin) + count * sweep_.n_params());
+    const std::vector<double> params = sweep_.combos.params(begin, count);
     KernelTopKRequest request;
     request.objective = top_k.objective;
     request.k = top_k.k;
-    request.combo_ids.assign(sweep_.combo_ids.begin() + static_cast<std::ptrdiff_t>(begin),
-                             sweep_.combo_ids.begin() + static_cast<std::ptrdiff_t>(end));
+    request.combo_ids = sweep_.combos.ids(begin, count);
     for (const ScoringWindow& w : all) {
       runner_->set_scoring_window(w);
       KernelSweepOutput k = runner_->run(params, request);

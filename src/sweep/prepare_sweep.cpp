@@ -21,8 +21,8 @@ std::string gigabytes(double bytes) {
   return buf;
 }
 
-// Refuses, before allocating, `n` combos whose `what` takes `per_combo` bytes
-// each when that does not fit in the host memory this process may still use.
+}  // namespace
+
 void check_host_memory(const RunConfig& config, std::uint64_t n, std::uint64_t per_combo, const std::string& what) {
   const double need = static_cast<double>(n) * static_cast<double>(per_combo);
   const double have = static_cast<double>(host_available_memory_bytes());
@@ -35,8 +35,6 @@ void check_host_memory(const RunConfig& config, std::uint64_t n, std::uint64_t p
                   "sweep.max_combos");
 }
 
-}  // namespace
-
 std::uint64_t resident_bytes_per_combo(std::size_t n_params) {
   // The combo id, its params and its metrics, kept until the results are
   // written; one column copy at a time while writing.
@@ -48,37 +46,31 @@ PreparedSweep prepare_sweep(const RunConfig& config, const BarData& bars, const 
   p.program = compile_strategy(config.strategy, schema_of(bars));
   const ParamGrid grid(config.strategy.params);
   p.combos_in_grid = grid.n_combos();
-  // Before anything grid-sized is allocated (docs/sweep.md "Host memory"): the
-  // ids the constraints keep (at most one per combo of the grid) ...
-  check_host_memory(config, grid.n_combos(), 8, "the combo ids (before constraints)");
+  ComboRows::Keep keep;
+  if (!p.program.constraints.empty()) {
+    // The rows regenerate combos after `p` is gone: the predicate owns a copy of the program.
+    auto program = std::make_shared<const Program>(p.program);
+    keep = [program](const double* values) { return constraints_hold(*program, values); };
+  }
   try {
-    p.combo_ids = filter_combos(grid, [&](const double* values) { return constraints_hold(p.program, values); });
+    p.combos = ComboRows::of_grid(grid, std::move(keep));
   } catch (const Error& e) {  // every combo rejected: point at the (first) constraint
     if (e.category() != ErrorCategory::grid || config.strategy.constraints.empty()) throw;
     throw Error(e.category(), config.strategy.constraints.front().where() + ": " + e.what());
   }
-  if (options.sample) p.combo_ids = sample_combos(p.combo_ids, *options.sample, options.sample_seed);
-  const std::size_t n_params = grid.n_params();
-  // ... then what each kept combo holds until the results are written.
-  check_host_memory(config, p.combo_ids.size(), resident_bytes_per_combo(n_params),
-                    "the params and metrics");
-  for (std::size_t k = 0; k < n_params; ++k) p.param_names.push_back(grid.axis(k).name);
-  p.params.assign(p.combo_ids.size() * n_params, 0.0);
-  for (std::size_t i = 0; i < p.combo_ids.size(); ++i) grid.combo_values(p.combo_ids[i], &p.params[i * n_params]);
+  if (options.sample) p.combos = p.combos.sample(*options.sample, options.sample_seed);
+  for (std::size_t k = 0; k < grid.n_params(); ++k) p.param_names.push_back(grid.axis(k).name);
   p.sim = resolve_simulation(config, bars);
   return p;
 }
 
-PreparedSweep PreparedSweep::subset(const std::vector<std::size_t>& rows) const {
+PreparedSweep PreparedSweep::subset(const std::vector<std::uint64_t>& rows) const {
   PreparedSweep s;
   s.program = program;
   s.param_names = param_names;
   s.combos_in_grid = combos_in_grid;
   s.sim = sim;
-  for (const std::size_t row : rows) {
-    s.combo_ids.push_back(combo_ids.at(row));
-    s.params.insert(s.params.end(), params_of(row), params_of(row) + n_params());
-  }
+  s.combos = combos.subset(rows);
   return s;
 }
 

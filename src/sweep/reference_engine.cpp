@@ -40,16 +40,18 @@ class ReferenceEngine final : public SweepEngine {
     const std::size_t count = end - begin, n_windows = sims.size();
     EngineOutput out;
     out.metrics.assign(n_windows * count * n_metrics, 0.0);
+    std::vector<std::uint64_t> ids(count);
+    std::vector<double> params(count * sweep_.n_params());
+    sweep_.combos.read(begin, count, ids.data(), params.data());
     detail::host_parallel_for(count, threads_, [&](std::size_t j) {
-      const StrategyOutputs signals = evaluate_strategy_reference(sweep_.program, bars_, sweep_.params_of(begin + j), &cache_);
+      const StrategyOutputs signals =
+          evaluate_strategy_reference(sweep_.program, bars_, params.data() + j * sweep_.n_params(), &cache_);
       for (std::size_t w = 0; w < n_windows; ++w) {
         const SimulationResult sim = simulate_reference(bars_, sims[w], signals);
         std::copy(sim.metrics.begin(), sim.metrics.end(),
                   out.metrics.begin() + static_cast<std::ptrdiff_t>((w * count + j) * n_metrics));
       }
     });
-    const std::vector<std::uint64_t> ids(sweep_.combo_ids.begin() + static_cast<std::ptrdiff_t>(begin),
-                                         sweep_.combo_ids.begin() + static_cast<std::ptrdiff_t>(end));
     for (std::size_t w = 0; w < n_windows; ++w) {
       const std::vector<double> window_metrics(
           out.metrics.begin() + static_cast<std::ptrdiff_t>(w * count * n_metrics),

@@ -31,14 +31,13 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// The checkpoint of the run, created or resumed (empty without a path).
+// The checkpoint of the run, created or resumed (null without a path).
 // Refuses a stale checkpoint without --resume and a resume without one.
-std::optional<Checkpoint> open_checkpoint(const RunConfig& config, const SweepRequest& request,
-                                          const std::string& device, bool fp32, const std::string& digest,
-                                          SweepResults& r) {
-  std::optional<Checkpoint> checkpoint;
-  if (request.checkpoint_path.empty()) return checkpoint;
-  const std::size_t n = r.n_rows();
+std::shared_ptr<Checkpoint> open_checkpoint(const RunConfig& config, const SweepRequest& request,
+                                            const PreparedSweep& sweep, const std::string& device, bool fp32,
+                                            const std::string& digest) {
+  if (request.checkpoint_path.empty()) return nullptr;
+  const std::size_t n = sweep.n_combos();
   const bool exists = std::filesystem::exists(request.checkpoint_path);
   if (exists && !request.resume)
     throw Error(ErrorCategory::config, request.checkpoint_path +
@@ -47,7 +46,6 @@ std::optional<Checkpoint> open_checkpoint(const RunConfig& config, const SweepRe
   if (!exists && request.resume) throw Error(ErrorCategory::io, request.checkpoint_path + ": no checkpoint to resume");
   if (n == 0 && request.resume)
     throw Error(ErrorCategory::config, request.checkpoint_path + ": cannot resume: this run has no combos to simulate");
-  if (n == 0) return checkpoint;
   CheckpointIdentity identity = CheckpointIdentity::for_data(config.data_path, digest);
   identity.config_yaml = config.source_yaml;
   identity.device = device;
@@ -56,13 +54,19 @@ std::optional<Checkpoint> open_checkpoint(const RunConfig& config, const SweepRe
   identity.sample_seed = request.sample ? std::to_string(request.sample_seed) : std::string("none");
   for (const auto& sym : config.symbols) identity.symbols += (identity.symbols.empty() ? "" : ",") + sym;
   identity.n_combos = n;
-  if (request.resume)
-    checkpoint.emplace(Checkpoint::resume(request.checkpoint_path, identity, r, r.metrics));
-  else
-    checkpoint.emplace(Checkpoint::create(request.checkpoint_path, identity, r, request.results_path,
-                                          request.resume_command));
-  return checkpoint;
+  if (request.resume) return Checkpoint::resume(request.checkpoint_path, identity, sweep.param_names, sweep.combos);
+  return Checkpoint::create(request.checkpoint_path, identity, sweep.param_names, sweep.combos, request.results_path,
+                            request.resume_command);
 }
+
+// Rows kept in memory (a run without a checkpoint): their metrics, chunk by chunk.
+struct MemoryMetrics {
+  std::vector<double> metrics;
+  void commit(std::size_t first, std::size_t count, const double* m) {
+    if (first * n_metrics != metrics.size()) throw Error(ErrorCategory::internal, "memory rows committed out of order");
+    metrics.insert(metrics.end(), m, m + count * n_metrics);
+  }
+};
 
 }  // namespace
 
@@ -110,11 +114,12 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
 
   SweepResults& r = outcome.results;
   r.param_names = sweep.param_names;
-  r.combo_ids = sweep.combo_ids;
-  r.params = sweep.params;
-  r.metrics.assign(n * n_metrics, 0.0);
   r.objective_metric = config.sweep.objective.metric;
   r.maximize = config.sweep.objective.maximize;
+  // Rows in memory: refused up front when they would not fit (with a
+  // checkpoint they stream to its file instead).
+  if (request.checkpoint_path.empty())
+    check_host_memory(config, n, resident_bytes_per_combo(sweep.n_params()), "the params and metrics");
 
   // Chunks of combos (docs/sweep.md "Checkpoint chunks").
   unsigned chunk_threads = detail::resolve_thread_count(request.threads);  // the reference engine's
@@ -159,25 +164,38 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   const auto t_digest = Clock::now();
   const std::string digest = data_digest(bars);  // what the run computes on, by content
   const double digest_seconds = seconds_since(t_digest);
-  std::optional<Checkpoint> checkpoint = open_checkpoint(config, request, device, fp32, digest, r);
+  outcome.checkpoint = open_checkpoint(config, request, sweep, device, fp32, digest);
+  const std::shared_ptr<Checkpoint>& checkpoint = outcome.checkpoint;
+  MemoryMetrics memory;
   DriverOptions drive;
   drive.chunk_combos = chunk;
   drive.resumed = checkpoint ? static_cast<std::size_t>(checkpoint->combos_done()) : 0;
+  std::shared_ptr<const ResultRows> checkpoint_rows = checkpoint ? checkpoint->rows() : nullptr;
+  drive.done_rows = checkpoint_rows.get();
   if (drive.resumed > 0 && !request.quiet)
     std::fprintf(stderr, "kbt: resuming from %s: %zu of %zu combos already done\n", request.checkpoint_path.c_str(),
                  drive.resumed, n);
   const auto t_sweep = Clock::now();
   if (checkpoint)
     drive.commit = [&](std::size_t first, std::size_t count, const double* m) { checkpoint->commit(first, count, m); };
+  else
+    drive.commit = [&](std::size_t first, std::size_t count, const double* m) { memory.commit(first, count, m); };
   if (request.progress)
     drive.progress = [&](std::size_t done) {
       SweepProgress p;
       p.done = done, p.total = n, p.resumed = drive.resumed, p.seconds = seconds_since(t_sweep);
       request.progress(p);
     };
-  const EngineTopK top_k{config.sweep.objective, static_cast<std::size_t>(config.sweep.top_k)};
-  const DriverResult driven = drive_sweep(*engine, sweep, top_k, r.metrics, drive);
-  r.top_k = driven.top_k;
+  const EngineTopK top_k{config.sweep.objective,
+                         std::max(static_cast<std::size_t>(config.sweep.top_k), request.best_rows)};
+  DriverResult driven = drive_sweep(*engine, sweep, top_k, drive);
+  r.best = std::move(driven.best);
+  r.top_k = std::min(static_cast<std::size_t>(config.sweep.top_k), r.best.size());
+  if (checkpoint)
+    r.rows = checkpoint_rows;
+  else
+    r.rows = std::make_shared<MemoryRows>(sweep.param_names, sweep.combos.ids(0, n), sweep.combos.params(0, n),
+                                          std::move(memory.metrics));
   if (kernel) {
     // Phases of the kernel device (docs/sweep.md "Run profile"): uploads include
     // the one-off setup (program, data, series) and every chunk's combos.
@@ -188,7 +206,7 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
     prof.set("seconds_topk_device", driven.phases.top_k);
     prof.set("seconds_download", driven.phases.download);
     prof.set("kernel_memory_bytes", static_cast<double>(driven.phases.kernel_bytes));
-    if (fp32) detail::check_fp32_ranking(sweep, bars, device, kernel_options, config.sweep.objective, r.metrics, prof);
+    if (fp32) detail::check_fp32_ranking(sweep, bars, device, kernel_options, config.sweep.objective, *r.rows, prof);
   }
   const double sweep_seconds = seconds_since(t_sweep);
 

@@ -92,7 +92,7 @@ VerificationResults verify_candidates(const RunConfig& config, const BarData& ba
   const ScoringWindow sweep_window = resolve_scoring_window(bars, config.simulation);
 
   const Program program = compile_strategy(config.strategy, schema_of(bars));
-  // Column of each program param in sweep.params (the file may order them differently).
+  // Column of each program param in the sweep's params (the file may order them differently).
   std::vector<std::size_t> param_column;
   for (const auto& name : program.param_names) {
     const auto it = std::find(sweep.param_names.begin(), sweep.param_names.end(), name);
@@ -100,17 +100,25 @@ VerificationResults verify_candidates(const RunConfig& config, const BarData& ba
       throw Error(ErrorCategory::data_format, "the sweep results have no column for parameter '" + name + "'");
     param_column.push_back(static_cast<std::size_t>(it - sweep.param_names.begin()));
   }
-  const std::size_t n_sweep_params = sweep.param_names.size();
 
   VerificationResults v;
-  const auto candidates =
-      select_top_k(sweep.metrics, sweep.combo_ids, sweep_objective, static_cast<std::size_t>(request.top_n));
+  const auto top_n = static_cast<std::size_t>(request.top_n);
+  // The sweep's best rows when they are enough, else a selection over every
+  // row; either way their values as the rows hold them (a results file's
+  // /metrics, not the copy in /topk).
+  const RowTable candidates =
+      !sweep.rows ? sweep.best.first(top_n)
+      : top_n <= sweep.best.size()
+          ? read_rows(*sweep.rows, std::vector<std::uint64_t>(sweep.best.rows.begin(),
+                                                              sweep.best.rows.begin() + static_cast<std::ptrdiff_t>(top_n)))
+          : select_top_rows(*sweep.rows, sweep_objective, top_n);
   const std::size_t n = candidates.size();
-  v.rows.assign(candidates.begin(), candidates.end());
-  for (std::size_t i = 0; i < n; ++i) {
-    v.combo_ids.push_back(sweep.combo_ids[candidates[i]]);
-    v.rank_before.push_back(i + 1);
-  }
+  v.rows = candidates.rows;
+  v.combo_ids = candidates.combo_ids;
+  v.param_names = sweep.param_names;
+  v.params = candidates.params;
+  v.sweep_metrics = candidates.metrics;
+  for (std::size_t i = 0; i < n; ++i) v.rank_before.push_back(i + 1);
   v.metrics.assign(n * n_metrics, 0.0);
   // As many threads as asked, but never more than candidates (host_parallel_for's rule).
   v.threads = static_cast<unsigned>(
@@ -118,7 +126,7 @@ VerificationResults verify_candidates(const RunConfig& config, const BarData& ba
 
   detail::host_parallel_for(n, v.threads, [&](std::size_t i) {
     std::vector<double> values(param_column.size());
-    const double* row = &sweep.params[candidates[i] * n_sweep_params];
+    const double* row = candidates.params_of(i);
     for (std::size_t p = 0; p < values.size(); ++p) values[p] = row[param_column[p]];
     const StrategyOutputs signals = evaluate_strategy_reference(program, bars, values.data());
     const SimulationResult r = simulate_reference(bars, sim, signals, options);
@@ -143,7 +151,7 @@ VerificationResults verify_candidates(const RunConfig& config, const BarData& ba
   v.rank_moved.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
     if (v.mismatch_checked) {
-      const double* before = &sweep.metrics[candidates[i] * n_metrics];
+      const double* before = candidates.metrics_of(i);
       const double* after = &v.metrics[i * n_metrics];
       for (std::size_t m = 0; m < n_metrics; ++m)
         if (!same_bits(before[m], after[m])) v.mismatch[i] = 1;

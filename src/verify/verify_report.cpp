@@ -72,7 +72,7 @@ void check_no_mismatch(const VerificationResults& v, const std::string& results_
                   "with the config and data)");
 }
 
-std::string format_verification_summary(const VerificationResults& v, const SweepResults& sweep, std::size_t show) {
+std::string format_verification_summary(const VerificationResults& v, std::size_t show) {
   const std::size_t n = v.n();
   std::string out = "verification: " + std::to_string(n) + " candidate" + (n == 1 ? "" : "s") +
                     " re-run on the reference engine (fp64), " + std::to_string(v.threads) + " thread" +
@@ -112,20 +112,20 @@ std::string format_verification_summary(const VerificationResults& v, const Swee
   if (by_after.size() > show) by_after.resize(show);
   if (by_after.empty()) return out;
   const int metric = metric_index(v.objective.metric);
-  const std::size_t n_params = sweep.param_names.size();
+  const std::size_t n_params = v.param_names.size();
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> header{"rank after", "before", "combo"};
-  for (const auto& p : sweep.param_names) header.push_back(p);
+  for (const auto& p : v.param_names) header.push_back(p);
   header.push_back(v.objective.metric + " sweep");
   header.push_back(v.objective.metric + " verified");
   header.push_back("flags");
   rows.push_back(header);
   for (const std::size_t i : by_after) {
-    const std::size_t row = v.rows[i];
     std::vector<std::string> line{std::to_string(v.rank_after[i]), std::to_string(v.rank_before[i]),
                                   std::to_string(v.combo_ids[i])};
-    for (std::size_t p = 0; p < n_params; ++p) line.push_back(detail::format_table_number(sweep.params[row * n_params + p]));
-    line.push_back(metric >= 0 ? detail::format_table_number(sweep.metrics[row * n_metrics + metric]) : "");
+    for (std::size_t p = 0; p < n_params; ++p) line.push_back(detail::format_table_number(v.params[i * n_params + p]));
+    const bool have_sweep = v.sweep_metrics.size() == v.metrics.size();
+    line.push_back(metric >= 0 && have_sweep ? detail::format_table_number(v.sweep_metrics[i * n_metrics + metric]) : "");
     line.push_back(metric >= 0 ? detail::format_table_number(v.metrics[i * n_metrics + metric]) : "");
     std::string flags;
     if (v.mismatch[i]) flags += "mismatch";

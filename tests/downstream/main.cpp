@@ -73,12 +73,11 @@ sweep: {objective: {metric: sharpe, direction: max}, top_k: 3}
   request.device = "reference";
   request.quiet = true;
   const kbt::SweepOutcome reference = kbt::run_sweep(config, bars, request);
-  bool agree = top.extent(0) == reference.results.top_k.size();
+  const kbt::RowTable top_rows = reference.results.top_k_rows();  // rows, ids, params, metrics
+  bool agree = top.extent(0) == top_rows.size();
   for (std::size_t j = 0; agree && j < top.extent(0); ++j) {
     const std::size_t row = static_cast<std::size_t>(top(j));
-    agree = row == reference.results.top_k[j] &&
-            metrics(row, int(kbt::Metric::sharpe)) ==
-                reference.results.metrics[row * kbt::n_metrics + int(kbt::Metric::sharpe)];
+    agree = row == top_rows.rows[j] && metrics(row, int(kbt::Metric::sharpe)) == top_rows.metrics_of(j)[int(kbt::Metric::sharpe)];
   }
   std::printf("kbt downstream sweep: combos=%zu top=%zu agree=%s\n", static_cast<std::size_t>(metrics.extent(0)),
               static_cast<std::size_t>(top.extent(0)), agree ? "yes" : "no");

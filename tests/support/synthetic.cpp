@@ -41,4 +41,11 @@ std::string sma_cross_yaml(IntRange fast, IntRange slow, int fee_bps) {
          "simulation: {fee_bps: " + std::to_string(fee_bps) + "}\n";
 }
 
+kbt::ParamSpec param_axis(const std::string& name, std::vector<double> values) {
+  kbt::ParamSpec p;
+  p.name = name;
+  p.values = std::move(values);
+  return p;
+}
+
 }  // namespace kbt::test

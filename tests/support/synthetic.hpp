@@ -3,11 +3,13 @@
 // tests/support/CMakeLists.txt): synthetic bars, missing bars punched into
 // them, and the SMA-cross strategy most sweep cases start from.
 
+#include <kbt/config/run_config.hpp>
 #include <kbt/data/data_io.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace kbt::test {
 
@@ -19,6 +21,9 @@ kbt::BarData synthetic_bars(std::size_t n_symbols, std::size_t n_bars, std::uint
 // open, high, low, close and volume), which reaches the kernels' warm-up and
 // NaN rules.
 void add_gap(kbt::BarData& bars, std::size_t symbol, std::size_t first, std::size_t count);
+
+// A parameter axis with these values (as `values: [...]` makes it).
+kbt::ParamSpec param_axis(const std::string& name, std::vector<double> values);
 
 // An axis `{range: [lo, hi, step]}`.
 struct IntRange {

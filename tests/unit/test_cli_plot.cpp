@@ -96,7 +96,8 @@ TEST_F(CliPlot, HeatmapForEachAggregation) {
 
 TEST_F(CliPlot, EquityCurveOfOneCombo) {
   const auto loaded = kbt::read_results_hdf5(results());
-  const auto best = loaded.results.combo_ids.at(loaded.results.top_k.at(0));
+  ASSERT_GT(loaded.results.top_k, 0u);
+  const auto best = loaded.results.best.combo_ids.at(0);
   const auto png = dir() / "equity.png";
   const auto r = kbt::test::run_kbt("plot " + results() + " --combo " + std::to_string(best) + " --out " + png.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -156,24 +157,33 @@ namespace {
 
 // params a in {1, 2}, b in {10, 20, 30}, c in {0, 1}; metric sharpe = a + b/10 + c
 // except where made NaN; combo (a=2, b=30, c=0) is absent (as if constrained out).
+// The results with row `best` as the best combo (none when negative).
+kbt::SweepResults with_best(kbt::SweepResults r, int best) {
+  r.best = best < 0 ? kbt::RowTable{} : kbt::read_rows(*r.rows, {static_cast<std::uint64_t>(best)});
+  r.top_k = r.best.size();
+  return r;
+}
+
 kbt::SweepResults made_up_grid() {
   kbt::SweepResults r;
   r.param_names = {"a", "b", "c"};
   r.objective_metric = "sharpe";
+  std::vector<std::uint64_t> ids;
+  std::vector<double> params, metrics;
   std::uint64_t id = 0;
   for (double a : {1.0, 2.0})
     for (double b : {10.0, 20.0, 30.0})
       for (double c : {0.0, 1.0}) {
         ++id;
         if (a == 2 && b == 30 && c == 0) continue;
-        r.combo_ids.push_back(id);
-        r.params.insert(r.params.end(), {a, b, c});
+        ids.push_back(id);
+        params.insert(params.end(), {a, b, c});
         std::vector<double> m(kbt::n_metrics, 0.0);
         m[int(kbt::Metric::sharpe)] = (a == 1 && b == 20 && c == 1) ? NAN : a + b / 10 + c;
-        r.metrics.insert(r.metrics.end(), m.begin(), m.end());
+        metrics.insert(metrics.end(), m.begin(), m.end());
       }
-  r.top_k = {2};  // row 2: a=1, b=20, c=0 is "the best"
-  return r;
+  r.rows = std::make_shared<kbt::MemoryRows>(r.param_names, ids, params, metrics);
+  return with_best(r, 2);  // row 2: a=1, b=20, c=0 is "the best"
 }
 
 }  // namespace
@@ -202,8 +212,7 @@ TEST(HeatmapGrid, MaxAndMedianOverTheOtherParams) {
   EXPECT_DOUBLE_EQ(mx.z[0 * 2 + 0], 3.0);  // max(2, 3)
   EXPECT_DOUBLE_EQ(mx.z[1 * 2 + 0], 3.0);  // c=1 is NaN: only 3
   EXPECT_DOUBLE_EQ(mx.z[2 * 2 + 1], 6.0);  // only c=1 present
-  auto first_best = r;
-  first_best.top_k = {0};  // a=1, b=10, c=0: sharpe 2, in a cell whose max is 3
+  const auto first_best = with_best(r, 0);  // a=1, b=10, c=0: sharpe 2, in a cell whose max is 3
   const auto annotated = kbt::plot::heatmap_grid(first_best, {"a", "b", "sharpe", "max"});
   EXPECT_DOUBLE_EQ(annotated.z[0], 3.0);
   EXPECT_DOUBLE_EQ(annotated.best_value, 2.0);  // the best combo's own value, not the cell's
@@ -217,8 +226,7 @@ TEST(HeatmapGrid, MaxAndMedianOverTheOtherParams) {
 }
 
 TEST(HeatmapGrid, BestNeedsABestCombo) {
-  auto r = made_up_grid();
-  r.top_k.clear();
+  const auto r = with_best(made_up_grid(), -1);
   EXPECT_THROW(kbt::plot::heatmap_grid(r, {"a", "b", "sharpe", "best"}), kbt::Error);
   EXPECT_NO_THROW(kbt::plot::heatmap_grid(r, {"a", "b", "sharpe", "median"}));
 }

@@ -48,13 +48,14 @@ TEST(CliRun, ResultsAreIndependentOfThreadCount) {
   ASSERT_EQ(r1.exit_code, 0) << r1.output;
   auto r2 = kbt::test::run_kbt("run " + config("sma_cross.yaml") + " --device reference --threads 2 --quiet --no-verify --out " + two);
   ASSERT_EQ(r2.exit_code, 0) << r2.output;
-  const auto a = kbt::read_results_hdf5(one).results, b = kbt::read_results_hdf5(two).results;
+  const auto ra = kbt::read_results_hdf5(one).results, rb = kbt::read_results_hdf5(two).results;
+  const auto a = kbt::read_all_rows(*ra.rows), b = kbt::read_all_rows(*rb.rows);
   ASSERT_EQ(a.combo_ids, b.combo_ids);
   ASSERT_EQ(a.metrics.size(), b.metrics.size());
   for (std::size_t i = 0; i < a.metrics.size(); ++i) EXPECT_TRUE(same_bits(a.metrics[i], b.metrics[i])) << i;
-  EXPECT_EQ(a.top_k, b.top_k);
+  EXPECT_EQ(ra.top_k_rows().rows, rb.top_k_rows().rows);
   // fast < slow removed 16 of the 10 x 19 combos.
-  EXPECT_EQ(a.n_rows(), 174u);
+  EXPECT_EQ(ra.n_rows(), 174u);
   EXPECT_TRUE(fs::exists(dir / "one_topk.csv"));
 }
 
@@ -64,9 +65,10 @@ TEST(CliRun, SampledRowsEqualTheSameCombosOfTheFullRun) {
   ASSERT_EQ(kbt::test::run_kbt("run " + config("sma_cross.yaml") + " --device reference --quiet --no-verify --out " + full).exit_code, 0);
   auto r = kbt::test::run_kbt("run " + config("sma_cross.yaml") + " --device reference --quiet --no-verify --sample 17 --seed 5 --out " + part);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const auto a = kbt::read_results_hdf5(full).results, b = kbt::read_results_hdf5(part).results;
-  ASSERT_EQ(b.n_rows(), 17u);
-  for (std::size_t i = 0; i < b.n_rows(); ++i) {
+  const auto ra = kbt::read_results_hdf5(full).results, rb = kbt::read_results_hdf5(part).results;
+  const auto a = kbt::read_all_rows(*ra.rows), b = kbt::read_all_rows(*rb.rows);
+  ASSERT_EQ(b.size(), 17u);
+  for (std::size_t i = 0; i < b.size(); ++i) {
     const auto it = std::find(a.combo_ids.begin(), a.combo_ids.end(), b.combo_ids[i]);
     ASSERT_NE(it, a.combo_ids.end());
     const std::size_t row = static_cast<std::size_t>(it - a.combo_ids.begin());
@@ -79,8 +81,9 @@ TEST(CliRun, BacktestReproducesTheSweepRowOfItsCombo) {
   const auto dir = scratch("backtest");
   const auto out = (dir / "r.h5").string();
   ASSERT_EQ(kbt::test::run_kbt("run " + config("breakout_sltp.yaml") + " --device reference --quiet --no-verify --out " + out).exit_code, 0);
-  const auto res = kbt::read_results_hdf5(out).results;
-  const std::size_t best = res.top_k.at(0);
+  const auto res = kbt::read_results_hdf5(out).results.top_k_rows();
+  ASSERT_GT(res.size(), 0u);
+  const std::size_t best = 0;
   const std::string params = "n=" + std::to_string(static_cast<int>(res.params[best * 2])) +
                              ",m=" + std::to_string(static_cast<int>(res.params[best * 2 + 1]));
   const auto trades = (dir / "trades.csv").string();

@@ -249,8 +249,9 @@ TEST(MemoryBudget, ARunTiledByItsBudgetWritesTheResultsOfAnUntiledRun) {
   for (const auto& [key, value] : tiled.profile.numbers)
     if (key == "hoist_tiles") tiles = value;
   EXPECT_GT(tiles, 1.0);
-  expect_same_bits(tiled.results.metrics, untiled.results.metrics, "budget 0.2 MiB");
-  EXPECT_EQ(tiled.results.top_k, untiled.results.top_k);
+  expect_same_bits(kbt::read_all_rows(*tiled.results.rows).metrics, kbt::read_all_rows(*untiled.results.rows).metrics,
+                   "budget 0.2 MiB");
+  EXPECT_EQ(tiled.results.top_k_rows().rows, untiled.results.top_k_rows().rows);
 }
 
 TEST(MemoryBudget, ABudgetTooSmallForOneWindowPerParamIsRefusedBeforeAnyWork) {

@@ -8,6 +8,8 @@
 #include <kbt/core/error.hpp>
 #include <kbt/lang/compiler.hpp>
 #include <kbt/lang/parser.hpp>
+#include <kbt/data/data_io.hpp>
+#include <kbt/sweep/run_sweep.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -238,6 +240,29 @@ TEST(Limits, KbtRunRefusesAnOversizedGridBeforeLoadingData) {
   EXPECT_FALSE(contains(r.output, "does-not-exist")) << r.output;
   EXPECT_FALSE(std::filesystem::exists(results));
   std::filesystem::remove_all(dir);
+}
+
+// The C++ API's run_sweep without a checkpoint keeps every row in memory: a
+// grid whose rows cannot fit (10^12 combos, 200 bytes each) is refused before
+// anything grid-sized is allocated. (With a checkpoint the rows stream to
+// its file instead, and the disk is checked: test_cli_faults.cpp.)
+TEST(Limits, ASweepKeptInMemoryIsRefusedWhenItsRowsCannotFit) {
+  const kbt::RunConfig config =
+      kbt::parse_run_config("data: unused.h5\nstrategy:\n  params:\n    a: {range: [1, 1000000, 1]}\n"
+                            "    b: {range: [1, 1000000, 1]}\n  position: where(close > a + b, 1, -1)\n"
+                            "sweep: {max_combos: 1000000000000}\n",
+                            "huge.yaml", "");
+  kbt::SynthOptions o;
+  o.n_bars = 50;
+  const kbt::BarData bars = kbt::synth_bars(o);
+  kbt::SweepRequest request;
+  request.device = "reference";
+  request.quiet = true;
+  const auto [category, what] = error_of([&] { kbt::run_sweep(config, bars, request); });
+  EXPECT_EQ(category, ErrorCategory::limit) << what;
+  EXPECT_TRUE(contains(what, "huge.yaml: this run needs about 200000.00 GB of host memory for the params and metrics of "
+                             "its 1000000000000 combos (200 bytes each)"))
+      << what;
 }
 
 TEST(Limits, KbtRunRefusesAMemoryBudgetBelowOneWindowPerParamAndWritesNothing) {

@@ -4,6 +4,8 @@
 #include <kbt/core/error.hpp>
 #include <kbt/config/param_grid.hpp>
 
+#include "support/synthetic.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -13,12 +15,7 @@
 
 namespace {
 
-kbt::ParamSpec axis(const std::string& name, std::vector<double> values) {
-  kbt::ParamSpec p;
-  p.name = name;
-  p.values = std::move(values);
-  return p;
-}
+const auto axis = kbt::test::param_axis;
 
 kbt::ErrorCategory category_of(const std::function<void()>& f) {
   try {

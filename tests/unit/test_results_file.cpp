@@ -14,16 +14,24 @@
 
 namespace {
 
+const std::vector<std::uint64_t> small_ids{3, 7, 8};
+const std::vector<double> small_params{20, 5, 30, 5, 30, 10};
+
+std::vector<double> small_metrics() {
+  std::vector<double> m(3 * kbt::n_metrics, 0.0);
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t k = 0; k < kbt::n_metrics; ++k) m[i * kbt::n_metrics + k] = 100.0 * i + k;
+  m[1 * kbt::n_metrics + 4] = std::nan("");
+  return m;
+}
+
+// Three rows in memory; rows 2 and 0 are the top-K.
 kbt::SweepResults small_results() {
   kbt::SweepResults r;
   r.param_names = {"slow", "fast"};  // declaration order, not alphabetical
-  r.combo_ids = {3, 7, 8};
-  r.params = {20, 5, 30, 5, 30, 10};
-  r.metrics.assign(3 * kbt::n_metrics, 0.0);
-  for (std::size_t i = 0; i < 3; ++i)
-    for (std::size_t m = 0; m < kbt::n_metrics; ++m) r.metrics[i * kbt::n_metrics + m] = 100.0 * i + m;
-  r.metrics[1 * kbt::n_metrics + 4] = std::nan("");
-  r.top_k = {2, 0};
+  r.rows = std::make_shared<kbt::MemoryRows>(r.param_names, small_ids, small_params, small_metrics());
+  r.best = kbt::read_rows(*r.rows, {2, 0});
+  r.top_k = 2;
   r.objective_metric = "sharpe";
   r.maximize = true;
   return r;
@@ -44,14 +52,19 @@ TEST(ResultsFile, RoundTripKeepsOrderValuesAndTopK) {
   kbt::write_results_hdf5(path, r, "data: x.h5\n", profile);
   const auto loaded = kbt::read_results_hdf5(path);
   EXPECT_EQ(loaded.results.param_names, r.param_names);
-  EXPECT_EQ(loaded.results.combo_ids, r.combo_ids);
-  EXPECT_EQ(loaded.results.params, r.params);
-  EXPECT_EQ(loaded.results.top_k, r.top_k);
+  const kbt::RowTable rows = kbt::read_all_rows(*loaded.results.rows);
+  EXPECT_EQ(rows.combo_ids, small_ids);
+  EXPECT_EQ(rows.params, small_params);
+  EXPECT_EQ(loaded.results.top_k_rows().rows, (std::vector<std::uint64_t>{2, 0}));
+  EXPECT_EQ(loaded.results.top_k_rows().combo_ids, (std::vector<std::uint64_t>{8, 3}));
+  EXPECT_EQ(loaded.results.top_k_rows().params, (std::vector<double>{30, 10, 20, 5}));
   EXPECT_EQ(loaded.results.objective_metric, "sharpe");
   EXPECT_EQ(loaded.config_yaml, "data: x.h5\n");
-  for (std::size_t i = 0; i < r.metrics.size(); ++i) {
-    if (std::isnan(r.metrics[i])) EXPECT_TRUE(std::isnan(loaded.results.metrics[i]));
-    else EXPECT_EQ(loaded.results.metrics[i], r.metrics[i]);
+  const std::vector<double> metrics = small_metrics();
+  ASSERT_EQ(rows.metrics.size(), metrics.size());
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    if (std::isnan(metrics[i])) EXPECT_TRUE(std::isnan(rows.metrics[i]));
+    else EXPECT_EQ(rows.metrics[i], metrics[i]);
   }
   std::filesystem::remove(path);
 }

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <random>
 #include <fcntl.h>
+#include <hdf5.h>
 #include <sys/wait.h>
 
 #include "support/cli_runner.hpp"
@@ -149,6 +150,54 @@ TEST(ResumeCli, KilledRunIsMarkedIncompleteAndResumesToTheSameFile) {
   for (const auto& [k, v] : b.profile.numbers)
     if (k == "resumed_combos") EXPECT_EQ(v, static_cast<double>(status.combos_done));
   fs::remove_all(dir);
+}
+
+// A run killed while its checkpoint was being made the results file: after
+// finish() wrote every group and `complete = 1` but before the move, and
+// after the groups were written but before `complete = 1`. --resume finishes
+// it again, to the file an uninterrupted run writes.
+TEST(ResumeCli, AnInterruptedFinishIsResumed) {
+  const auto dir = scratch("finish");
+  const auto cfg = killable_run(dir, 1, 3000, 5);
+  ASSERT_FALSE(cfg.empty());
+  const auto out = (dir / "r.h5").string(), ckpt = out + ".partial.h5", full = (dir / "full.h5").string();
+  ASSERT_EQ(kbt::test::run_kbt("run " + cfg + " --device reference --quiet --out " + full).exit_code, 0);
+  const kbt::RunConfig config = kbt::load_run_config(cfg);
+  const kbt::BarData bars = kbt::load_run_data(config);
+  for (const bool complete_written : {true, false}) {
+    SCOPED_TRACE(complete_written ? "complete = 1 written" : "complete = 1 not yet written");
+    {
+      kbt::SweepRequest request;
+      request.device = "reference";
+      request.quiet = true;
+      request.checkpoint_path = ckpt;
+      request.results_path = out;
+      request.resume_command = "kbt run cfg.yaml --resume";
+      kbt::SweepOutcome outcome = kbt::run_sweep(config, bars, request);
+      outcome.checkpoint->finish(outcome.results, outcome.profile, nullptr);  // then "killed": never moved
+    }
+    ASSERT_TRUE(fs::exists(ckpt));
+    ASSERT_FALSE(fs::exists(out));
+    if (!complete_written) {
+      const hid_t file = H5Fopen(ckpt.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+      ASSERT_GE(file, 0);
+      const hid_t attr = H5Aopen(file, "complete", H5P_DEFAULT);
+      const double zero = 0;
+      ASSERT_GE(H5Awrite(attr, H5T_NATIVE_DOUBLE, &zero), 0);
+      H5Aclose(attr);
+      H5Fclose(file);
+    }
+    const auto r = kbt::test::run_kbt("run " + cfg + " --device reference --resume --out " + out);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("already done"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(ckpt));
+    const auto a = kbt::read_results_hdf5(full), b = kbt::read_results_hdf5(out);
+    expect_same_results(a.results, b.results);
+    ASSERT_TRUE(a.verification && b.verification);
+    EXPECT_EQ(a.verification->combo_ids, b.verification->combo_ids);
+    EXPECT_EQ(b.verification->n_mismatches(), 0u);
+    fs::remove(out);
+  }
 }
 
 // ---- a kill storm (label `slow`, docs/testing.md) ----

@@ -55,7 +55,10 @@ bool space_enabled(const std::string& name) {
 }
 
 // Metrics by their bits, row by row, and the top-K rows in order.
-void expect_same_results(const kbt::SweepResults& a, const kbt::SweepResults& b) {
+void expect_same_results(const kbt::SweepResults& ra, const kbt::SweepResults& rb) {
+  ASSERT_TRUE(ra.rows && rb.rows);
+  const kbt::RowTable a = kbt::read_all_rows(*ra.rows), b = kbt::read_all_rows(*rb.rows);
+  ASSERT_GT(a.size(), 0u);
   ASSERT_EQ(a.combo_ids, b.combo_ids);
   ASSERT_EQ(a.params.size(), b.params.size());
   for (std::size_t i = 0; i < a.params.size(); ++i) ASSERT_TRUE(same_bits(a.params[i], b.params[i])) << i;
@@ -63,7 +66,7 @@ void expect_same_results(const kbt::SweepResults& a, const kbt::SweepResults& b)
   std::size_t differ = 0;
   for (std::size_t i = 0; i < a.metrics.size(); ++i) differ += !same_bits(a.metrics[i], b.metrics[i]);
   EXPECT_EQ(differ, 0u);
-  EXPECT_EQ(a.top_k, b.top_k);
+  EXPECT_EQ(ra.top_k_rows().rows, rb.top_k_rows().rows);
 }
 
 // configs/sma_cross.yaml with a small top-K (so that chunks' top-Ks must be merged).

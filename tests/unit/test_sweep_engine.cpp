@@ -87,6 +87,7 @@ struct Fixture {
   kbt::BarData bars = bars_of(600);
   kbt::PreparedSweep sweep = kbt::prepare_sweep(config, bars);
   kbt::EngineTopK top_k{config.sweep.objective, 5};
+  std::vector<std::uint64_t> ids = sweep.combos.ids(0, sweep.combos.size());
 };
 
 }  // namespace
@@ -112,7 +113,7 @@ TEST(SweepEngine, EveryEngineGivesTheReferenceBitsOnSeveralWindowsAndEachWindowA
     const kbt::PreparedSweep cut_sweep = kbt::prepare_sweep(config, bars);
     const auto cut_engine = kbt::make_reference_engine(cut_sweep, bars, 1);
     expect_same_bits(cut_engine->run(0, n, {}, f.top_k).metrics, window_slice(ref, w, n), "cut data");
-    EXPECT_EQ(ref.top_k[w], kbt::select_top_k(window_slice(ref, w, n), f.sweep.combo_ids, f.top_k.objective, 5));
+    EXPECT_EQ(ref.top_k[w], kbt::select_top_k(window_slice(ref, w, n), f.ids, f.top_k.objective, 5));
   }
   for (const auto& space : kbt::enabled_execution_spaces()) {
     SCOPED_TRACE(space.name);
@@ -138,8 +139,7 @@ TEST(SweepEngine, ARangeOfCombosGivesTheRowsOfTheWholeRun) {
     const std::vector<double> rows(whole.metrics.begin() + static_cast<long>(a * kbt::n_metrics),
                                    whole.metrics.begin() + static_cast<long>(b * kbt::n_metrics));
     expect_same_bits(part.metrics, rows, "range");
-    const std::vector<std::uint64_t> ids(f.sweep.combo_ids.begin() + static_cast<long>(a),
-                                         f.sweep.combo_ids.begin() + static_cast<long>(b));
+    const std::vector<std::uint64_t> ids(f.ids.begin() + static_cast<long>(a), f.ids.begin() + static_cast<long>(b));
     EXPECT_EQ(part.top_k.at(0), kbt::select_top_k(rows, ids, f.top_k.objective, 5));
     EXPECT_TRUE(e->run(4, 4, {}, f.top_k).metrics.empty());
     EXPECT_THROW(e->run(0, n + 1, {}, f.top_k), kbt::Error);
@@ -154,7 +154,7 @@ TEST(SweepDriver, ChunksAndAResumePointGiveTheBitsAndTopKOfOnePass) {
   auto reference = kbt::make_reference_engine(f.sweep, f.bars);
   const std::vector<double> all = reference->run(0, n, {}, f.top_k).metrics;
   expect_trades(all);
-  const auto expected_top = kbt::select_top_k(all, f.sweep.combo_ids, f.top_k.objective, f.top_k.k);
+  const auto expected_top = kbt::select_top_k(all, f.ids, f.top_k.objective, f.top_k.k);
   ASSERT_EQ(expected_top.size(), 5u);
   std::vector<std::unique_ptr<kbt::SweepEngine>> engines;
   engines.push_back(kbt::make_reference_engine(f.sweep, f.bars));
@@ -164,22 +164,33 @@ TEST(SweepDriver, ChunksAndAResumePointGiveTheBitsAndTopKOfOnePass) {
     for (std::uint64_t chunk : {std::uint64_t(1), std::uint64_t(7), std::uint64_t(n)})
       for (std::size_t resumed : {std::size_t(0), std::size_t(9)}) {
         SCOPED_TRACE(e->device() + " chunk " + std::to_string(chunk) + " resumed " + std::to_string(resumed));
-        std::vector<double> metrics(n * kbt::n_metrics, 0.0);
-        std::copy(all.begin(), all.begin() + static_cast<long>(resumed * kbt::n_metrics), metrics.begin());
+        // The rows done before the resume point, as a checkpoint holds them.
+        const kbt::MemoryRows done(f.sweep.param_names, std::vector<std::uint64_t>(f.ids.begin(), f.ids.begin() + long(resumed)),
+                                   f.sweep.combos.params(0, resumed),
+                                   std::vector<double>(all.begin(), all.begin() + long(resumed * kbt::n_metrics)));
+        std::vector<double> metrics(all.begin(), all.begin() + static_cast<long>(resumed * kbt::n_metrics));
         kbt::DriverOptions o;
         o.chunk_combos = chunk;
         o.resumed = resumed;
+        o.done_rows = &done;
         std::size_t next = resumed;
         std::vector<std::size_t> progress;
         o.commit = [&](std::size_t first, std::size_t count, const double* m) {
           EXPECT_EQ(first, next);  // contiguous, in order
           EXPECT_EQ(std::memcmp(m, &all[first * kbt::n_metrics], count * kbt::n_metrics * sizeof(double)), 0);
+          metrics.insert(metrics.end(), m, m + count * kbt::n_metrics);
           next = first + count;
         };
-        o.progress = [&](std::size_t done) { progress.push_back(done); };
-        const kbt::DriverResult r = kbt::drive_sweep(*e, f.sweep, f.top_k, metrics, o);
+        o.progress = [&](std::size_t done_so_far) { progress.push_back(done_so_far); };
+        const kbt::DriverResult r = kbt::drive_sweep(*e, f.sweep, f.top_k, o);
         expect_same_bits(metrics, all, "metrics");
-        EXPECT_EQ(r.top_k, expected_top);
+        EXPECT_EQ(r.best.rows, std::vector<std::uint64_t>(expected_top.begin(), expected_top.end()));
+        // The best rows carry their ids, params and metrics.
+        const kbt::MemoryRows every(f.sweep.param_names, f.ids, f.sweep.combos.params(0, n), all);
+        const kbt::RowTable expected = kbt::read_rows(every, r.best.rows);
+        EXPECT_EQ(r.best.combo_ids, expected.combo_ids);
+        EXPECT_EQ(r.best.params, expected.params);
+        expect_same_bits(r.best.metrics, expected.metrics, "best rows");
         EXPECT_EQ(next, n);
         EXPECT_EQ(r.chunks, (n - resumed + chunk - 1) / chunk);
         ASSERT_FALSE(progress.empty());

@@ -63,9 +63,25 @@ const Fixture& fixture() {
 }
 
 std::map<std::string, double> params_of(const kbt::SweepResults& r, std::size_t row) {
+  const kbt::RowTable t = kbt::read_rows(*r.rows, {row});
   std::map<std::string, double> p;
-  for (std::size_t i = 0; i < r.param_names.size(); ++i) p[r.param_names[i]] = r.params[row * r.param_names.size() + i];
+  for (std::size_t i = 0; i < r.param_names.size(); ++i) p[r.param_names[i]] = t.params[i];
   return p;
+}
+
+// Every row's metrics, row-major.
+std::vector<double> all_metrics(const kbt::SweepResults& r) { return kbt::read_all_rows(*r.rows).metrics; }
+
+// The sweep with one metric of one row replaced (and no best rows: the
+// candidates are selected again from the rows).
+kbt::SweepResults with_metric(const kbt::SweepResults& r, std::size_t row, kbt::Metric metric, double value) {
+  kbt::RowTable t = kbt::read_all_rows(*r.rows);
+  t.metrics[row * kbt::n_metrics + static_cast<std::size_t>(metric)] = value;
+  kbt::SweepResults out = r;
+  out.rows = std::make_shared<kbt::MemoryRows>(r.param_names, t.combo_ids, t.params, t.metrics);
+  out.best = {};
+  out.top_k = 0;
+  return out;
 }
 
 kbt::VerifyRequest request_with_threads(int threads) {
@@ -115,16 +131,17 @@ TEST(Verify, EqualsASequentialLoopOfIndependentBacktests) {
 TEST(Verify, CandidatesAreTheSweepsBestInOrder) {
   const auto& f = fixture();
   // Every eligible combo (n_trades >= 3, finite sharpe), counted by hand.
+  const std::vector<double> metrics = all_metrics(f.sweep);
   std::size_t eligible = 0;
   for (std::size_t r = 0; r < f.sweep.n_rows(); ++r) {
-    const double* m = &f.sweep.metrics[r * kbt::n_metrics];
+    const double* m = &metrics[r * kbt::n_metrics];
     eligible += !std::isnan(m[int(kbt::Metric::sharpe)]) && m[int(kbt::Metric::n_trades)] >= 3;
   }
   const auto all = kbt::verify_candidates(f.config, f.bars, f.sweep, {});
   EXPECT_EQ(all.n(), eligible);  // default top_n 5000 > the grid
   for (std::size_t i = 0; i + 1 < all.n(); ++i) {
-    const double a = f.sweep.metrics[all.rows[i] * kbt::n_metrics + int(kbt::Metric::sharpe)];
-    const double b = f.sweep.metrics[all.rows[i + 1] * kbt::n_metrics + int(kbt::Metric::sharpe)];
+    const double a = metrics[all.rows[i] * kbt::n_metrics + int(kbt::Metric::sharpe)];
+    const double b = metrics[all.rows[i + 1] * kbt::n_metrics + int(kbt::Metric::sharpe)];
     EXPECT_TRUE(a > b || (a == b && all.combo_ids[i] < all.combo_ids[i + 1])) << i;
     EXPECT_EQ(all.rank_before[i], i + 1);
   }
@@ -132,7 +149,7 @@ TEST(Verify, CandidatesAreTheSweepsBestInOrder) {
   five.top_n = 5;
   const auto v = kbt::verify_candidates(f.config, f.bars, f.sweep, five);
   ASSERT_EQ(v.n(), 5u);
-  for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(v.rows[i], f.sweep.top_k[i]);
+  for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(v.rows[i], f.sweep.best.rows[i]);
 }
 
 TEST(Verify, SameWindowHasNoMismatchAndUnmovedRanks) {
@@ -146,9 +163,10 @@ TEST(Verify, SameWindowHasNoMismatchAndUnmovedRanks) {
   EXPECT_EQ(v.n_mismatches(), 0u);
   for (std::size_t i = 0; i < v.n(); ++i) EXPECT_EQ(v.rank_after[i], v.rank_before[i]) << i;
   EXPECT_DOUBLE_EQ(kbt::verification_rank_correlation(v), 1.0);
+  const std::vector<double> metrics = all_metrics(f.sweep);
   for (std::size_t i = 0; i < v.n(); ++i)
     for (std::size_t m = 0; m < kbt::n_metrics; ++m)
-      ASSERT_TRUE(same_bits(v.metrics[i * kbt::n_metrics + m], f.sweep.metrics[v.rows[i] * kbt::n_metrics + m]));
+      ASSERT_TRUE(same_bits(v.metrics[i * kbt::n_metrics + m], metrics[v.rows[i] * kbt::n_metrics + m]));
 }
 
 TEST(Verify, AnotherWindowEqualsABacktestOnThatWindow) {
@@ -210,10 +228,10 @@ TEST(Verify, AnotherObjectiveRanksByIt) {
 
 TEST(Verify, MismatchFlagsExactlyTheAlteredCandidate) {
   const auto& f = fixture();
-  kbt::SweepResults altered = f.sweep;
-  const std::size_t row = f.sweep.top_k[3];
-  double& equity = altered.metrics[row * kbt::n_metrics + int(kbt::Metric::final_equity)];
-  equity = std::nextafter(equity, 1e300);  // one ulp: a bug indicator, not a rank change
+  const std::size_t row = f.sweep.best.rows[3];
+  const double equity = f.sweep.best.metrics_of(3)[int(kbt::Metric::final_equity)];
+  // One ulp: a bug indicator, not a rank change.
+  const kbt::SweepResults altered = with_metric(f.sweep, row, kbt::Metric::final_equity, std::nextafter(equity, 1e300));
   const auto v = kbt::verify_candidates(f.config, f.bars, altered, {});
   EXPECT_EQ(v.n_mismatches(), 1u);
   EXPECT_EQ(v.mismatch[3], 1u);
@@ -222,9 +240,8 @@ TEST(Verify, MismatchFlagsExactlyTheAlteredCandidate) {
 
 TEST(Verify, Fp32SweepFlagsRanksThatMovedBeyondTheThreshold) {
   const auto& f = fixture();
-  kbt::SweepResults fp32 = f.sweep;
-  const std::size_t row = f.sweep.top_k[15];  // sweep rank 16 ...
-  fp32.metrics[row * kbt::n_metrics + int(kbt::Metric::sharpe)] = 1e9;  // ... claimed rank 1
+  const std::size_t row = f.sweep.best.rows[15];  // sweep rank 16 ...
+  const kbt::SweepResults fp32 = with_metric(f.sweep, row, kbt::Metric::sharpe, 1e9);  // ... claimed rank 1
   kbt::VerifyRequest request;
   request.sweep_precision = "fp32";
   request.rank_threshold = 10;
@@ -282,13 +299,13 @@ TEST(Verify, TopNZeroVerifiesNothing) {
   r.top_n = 0;
   const auto v = kbt::verify_candidates(f.config, f.bars, f.sweep, r);
   EXPECT_EQ(v.n(), 0u);
-  EXPECT_NE(kbt::format_verification_summary(v, f.sweep).find("verification: 0 candidates"), std::string::npos);
+  EXPECT_NE(kbt::format_verification_summary(v).find("verification: 0 candidates"), std::string::npos);
 }
 
 TEST(Verify, SummaryNamesCountsMismatchesAndRanks) {
   const auto& f = fixture();
   const auto v = kbt::verify_candidates(f.config, f.bars, f.sweep, {});
-  const std::string s = kbt::format_verification_summary(v, f.sweep, 3);
+  const std::string s = kbt::format_verification_summary(v, 3);
   EXPECT_NE(s.find("verification: " + std::to_string(v.n()) + " candidates"), std::string::npos) << s;
   EXPECT_NE(s.find("mismatches: 0 of " + std::to_string(v.n())), std::string::npos) << s;
   EXPECT_NE(s.find("Spearman 1"), std::string::npos) << s;

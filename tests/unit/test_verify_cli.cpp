@@ -52,10 +52,11 @@ class VerifyCli : public ::testing::Test {
 };
 
 // Candidates the sweep ranks: finite sharpe and n_trades >= 10 (the config's min_trades).
-std::size_t eligible_rows(const kbt::SweepResults& r) {
+std::size_t eligible_rows(const kbt::SweepResults& results) {
+  const kbt::RowTable r = kbt::read_all_rows(*results.rows);
   std::size_t n = 0;
-  for (std::size_t i = 0; i < r.n_rows(); ++i) {
-    const double* m = &r.metrics[i * kbt::n_metrics];
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    const double* m = r.metrics_of(i);
     n += !std::isnan(m[int(kbt::Metric::sharpe)]) && m[int(kbt::Metric::n_trades)] >= 10;
   }
   return n;
@@ -130,7 +131,8 @@ TEST_F(VerifyCli, VerifyOnAnotherWindowWritesACopyEqualToBacktests) {
   ASSERT_EQ(v.n(), 6u);
   EXPECT_FALSE(v.same_window);
   EXPECT_EQ(v.window_begin, 5000u);
-  EXPECT_EQ(loaded.results.combo_ids, original.results.combo_ids);  // the rest is copied
+  EXPECT_EQ(kbt::read_all_rows(*loaded.results.rows).combo_ids,
+            kbt::read_all_rows(*original.results.rows).combo_ids);  // the rest is copied
   EXPECT_EQ(original.verification->window_begin, 0u);                // the original is untouched
 
   // Independent one-combo backtests on the same window.
@@ -140,9 +142,8 @@ TEST_F(VerifyCli, VerifyOnAnotherWindowWritesACopyEqualToBacktests) {
   kbt::SimulationOptions options;
   options.score_end_time_ns = kbt::parse_iso8601_ns("2022-01-01");
   for (std::size_t i = 0; i < v.n(); ++i) {
-    const std::size_t row = v.rows[i];
-    const std::map<std::string, double> params{{"fast", loaded.results.params[row * 2]},
-                                               {"slow", loaded.results.params[row * 2 + 1]}};
+    const kbt::RowTable row = kbt::read_rows(*loaded.results.rows, {v.rows[i]});
+    const std::map<std::string, double> params{{"fast", row.params[0]}, {"slow", row.params[1]}};
     const auto sim = kbt::run_backtest(cfg, bars, params, options);
     EXPECT_EQ(v.window_end, sim.window.end);
     for (std::size_t m = 0; m < kbt::n_metrics; ++m)
@@ -222,12 +223,13 @@ TEST_F(VerifyCli, KernelSweepsAreVerifiedByBitsInFp64AndByRanksInFp32) {
   EXPECT_TRUE(b.verification->rank_checked);
   EXPECT_NE(r.output.find("rank moved by more than 10: "), std::string::npos) << r.output;
   // The fp64 verification of the same combos equals the fp64 sweep's values.
+  ASSERT_GT(b.verification->n(), 0u);
   for (std::size_t i = 0; i < b.verification->n(); ++i) {
-    const auto it = std::find(a.results.combo_ids.begin(), a.results.combo_ids.end(), b.verification->combo_ids[i]);
-    ASSERT_NE(it, a.results.combo_ids.end());
-    const std::size_t row = static_cast<std::size_t>(it - a.results.combo_ids.begin());
+    const auto row = kbt::find_combo_row(*a.results.rows, b.verification->combo_ids[i]);
+    ASSERT_TRUE(row.has_value());
+    const kbt::RowTable fp64 = kbt::read_rows(*a.results.rows, {*row});
     for (std::size_t m = 0; m < kbt::n_metrics; ++m)
-      EXPECT_TRUE(same_bits(b.verification->metrics[i * kbt::n_metrics + m], a.results.metrics[row * kbt::n_metrics + m]));
+      EXPECT_TRUE(same_bits(b.verification->metrics[i * kbt::n_metrics + m], fp64.metrics[m]));
   }
 }
 

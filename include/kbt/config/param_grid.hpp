@@ -53,6 +53,12 @@ std::optional<std::uint64_t> checked_combo_count(const std::vector<ParamSpec>& p
 // survives.
 std::vector<std::uint64_t> filter_combos(const ParamGrid& grid, const std::function<bool(const double*)>& keep);
 
+// Walks the grid in id order from `first_id` with an odometer (last axis
+// fastest; no division per id), calling visit(id, values) until it returns
+// false or the grid ends.
+void walk_grid(const ParamGrid& grid, std::uint64_t first_id,
+               const std::function<bool(std::uint64_t id, const double* values)>& visit);
+
 // SplitMix64 (Steele, Lea, Flood 2014): state += 0x9E3779B97F4A7C15, then the
 // output z = state mixed as z = (z ^ z>>30) * 0xBF58476D1CE4E5B9,
 // z = (z ^ z>>27) * 0x94D049BB133111EB, z ^ z>>31.
@@ -69,5 +75,9 @@ std::uint64_t uniform_below(std::uint64_t& state, std::uint64_t bound);
 // The result is ids at the taken positions, sorted. n >= m returns every id sorted.
 // Identical on every platform (no std:: distributions).
 std::vector<std::uint64_t> sample_combos(const std::vector<std::uint64_t>& ids, std::uint64_t n, std::uint64_t seed);
+
+// The positions sample_combos takes from a list of `m` ids, ascending (every
+// position when n >= m).
+std::vector<std::uint64_t> sample_positions(std::uint64_t m, std::uint64_t n, std::uint64_t seed);
 
 }  // namespace kbt

@@ -11,7 +11,10 @@ namespace kbt {
 class AtomicOutput {
  public:
   explicit AtomicOutput(std::string final_path);
-  ~AtomicOutput();  // removes the temporary unless commit() succeeded
+  // A file already written at `existing` (a finished checkpoint) that
+  // commit() moves to `final_path`; it is never removed by this object.
+  AtomicOutput(std::string final_path, std::string existing);
+  ~AtomicOutput();  // removes the temporary unless commit() succeeded (or it was adopted)
   AtomicOutput(const AtomicOutput&) = delete;
   AtomicOutput& operator=(const AtomicOutput&) = delete;
 
@@ -30,6 +33,7 @@ class AtomicOutput {
   std::string final_path_;
   std::string temp_path_;
   bool committed_ = false;
+  bool owns_temp_ = true;
 };
 
 // The outputs of one job, committed together: either every one reaches its
@@ -39,6 +43,8 @@ class AtomicOutput {
 class AtomicOutputSet {
  public:
   AtomicOutput& add(std::string final_path);  // references stay valid
+  // A file already written at `existing`, moved to `final_path` on commit().
+  void adopt(std::string existing, std::string final_path);
   void commit();
 
  private:

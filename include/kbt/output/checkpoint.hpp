@@ -1,14 +1,20 @@
 #pragma once
 // The checkpoint of a running sweep (docs/results.md "Incomplete runs and
-// --resume"): a sibling HDF5 file `<results>.partial.h5` holding the run's
-// identity, every combo's params and the metrics of the combos finished so
-// far. Its root attribute `complete` is 0, so that no results reader takes it
-// for a finished run; `combos_done` counts the finished combos (rows
-// [0, combos_done) of /metrics are final).
+// --resume"): a sibling HDF5 file `<results>.partial.h5` in the results
+// layout holding the run's identity, every combo's id and params and the
+// metrics of the combos finished so far. Its root attribute `complete` is 0,
+// so that no results reader takes it for a finished run; `combos_done`
+// counts the finished combos (rows [0, combos_done) of /metrics are final).
+// The sweep streams its rows into it, and when the run finishes the
+// checkpoint itself becomes the results file (finish(), then a rename): no
+// process holds every row in memory, and no second copy of the rows is
+// written (docs/results.md "Memory").
 
+#include <kbt/config/combo_rows.hpp>
 #include <kbt/output/results.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,35 +49,49 @@ struct CheckpointStatus {
 // is not one (or cannot be opened now).
 CheckpointStatus read_checkpoint_status(const std::string& path);
 
-class Checkpoint {
+class Checkpoint : public std::enable_shared_from_this<Checkpoint> {
  public:
   // Writes a new checkpoint with 0 combos done (atomically: the file appears
-  // whole, and only if no checkpoint is at `path`). `results` supplies
-  // param_names, combo_ids and params.
-  static Checkpoint create(const std::string& path, const CheckpointIdentity& identity, const SweepResults& results,
-                           const std::string& results_path, const std::string& resume_command);
-  // Opens an existing checkpoint, refuses it (kbt::Error naming what differs)
-  // unless it belongs to this run, and copies the finished rows' metrics into
-  // `metrics` ([n_combos][n_metrics], row-major, already sized).
-  static Checkpoint resume(const std::string& path, const CheckpointIdentity& identity, const SweepResults& results,
-                           std::vector<double>& metrics);
+  // whole, and only if no checkpoint is at `path`), with the ids and values
+  // of every row of `combos` (written a block at a time).
+  static std::shared_ptr<Checkpoint> create(const std::string& path, const CheckpointIdentity& identity,
+                                            const std::vector<std::string>& param_names, const ComboRows& combos,
+                                            const std::string& results_path, const std::string& resume_command);
+  // Opens an existing checkpoint and refuses it (kbt::Error naming what
+  // differs) unless it belongs to this run: the same identity and the same
+  // combos (compared a block at a time). A checkpoint whose finish() was
+  // interrupted is taken back to incomplete.
+  static std::shared_ptr<Checkpoint> resume(const std::string& path, const CheckpointIdentity& identity,
+                                            const std::vector<std::string>& param_names, const ComboRows& combos);
 
   // The file stays open (read-write, without HDF5's file lock) from create()
-  // or resume() until destruction, so that readers of the live checkpoint
-  // (`kbt show`, h5dump, h5py with default locking) never make a commit fail.
+  // or resume() until finish() or destruction, so that readers of the live
+  // checkpoint (`kbt show`, h5dump, h5py with default locking) never make a
+  // commit fail.
   ~Checkpoint();
-  Checkpoint(Checkpoint&& other) noexcept;
-  Checkpoint& operator=(Checkpoint&&) = delete;
   Checkpoint(const Checkpoint&) = delete;
   Checkpoint& operator=(const Checkpoint&) = delete;
 
   const std::string& path() const { return path_; }
   std::uint64_t combos_done() const { return done_; }
-  // Writes rows [first, first + count) (`metrics` points at row `first` of a
-  // row-major [n][n_metrics] matrix), flushes, then sets combos_done to
-  // first + count. `first` must equal combos_done(). An interruption at any
-  // point leaves a checkpoint whose combos_done rows are whole.
+  std::uint64_t combos_total() const { return total_; }
+  // Writes rows [first, first + count) (`metrics` row-major [count][n_metrics]),
+  // flushes, then sets combos_done to first + count. `first` must equal
+  // combos_done(). An interruption at any point leaves a checkpoint whose
+  // combos_done rows are whole.
   void commit(std::uint64_t first, std::uint64_t count, const double* metrics);
+  // The rows of the checkpoint, read from its file (metrics of rows past
+  // combos_done() are not final); valid until finish().
+  std::shared_ptr<const ResultRows> rows() const;
+
+  // Makes the checkpoint a finished results file, in place: checks that
+  // every combo is done, reserves the disk space of what it adds (so that a
+  // full disk fails here with the checkpoint untouched), writes /topk,
+  // /profile, /verify, kbt_version and last complete = 1, and closes the
+  // file. The caller then moves it to the results path (AtomicOutputSet::
+  // adopt). A process killed meanwhile leaves a checkpoint that --resume
+  // finishes again.
+  void finish(const SweepResults& results, const RunProfile& profile, const VerificationResults* verification);
 
  private:
   Checkpoint(std::string path, std::int64_t file, std::uint64_t done, std::uint64_t total)

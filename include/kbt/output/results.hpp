@@ -4,8 +4,10 @@
 #include <kbt/config/run_config.hpp>
 #include <kbt/core/atomic_output.hpp>
 #include <kbt/metrics/metrics.hpp>
+#include <kbt/output/result_rows.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -15,14 +17,19 @@ namespace kbt {
 
 struct SweepResults {
   std::vector<std::string> param_names;
-  std::vector<std::uint64_t> combo_ids;  // [n_rows], ascending
-  std::vector<double> params;            // [n_rows][param_names.size()] row-major
-  std::vector<double> metrics;           // [n_rows][n_metrics] row-major
-  std::vector<std::size_t> top_k;        // row indices, best first
   std::string objective_metric;
   bool maximize = true;
+  // Every row, one per simulated combo: in memory, in the run's checkpoint,
+  // or in a results file (result_rows.hpp). Rows hold ascending combo ids.
+  std::shared_ptr<const ResultRows> rows;
+  // The best eligible rows by the objective, best first: the top-K (the
+  // first `top_k` of them) and beyond it the rest of the verification
+  // candidates of the run that made them.
+  RowTable best;
+  std::size_t top_k = 0;
 
-  std::size_t n_rows() const { return combo_ids.size(); }
+  std::uint64_t n_rows() const { return rows ? rows->size() : 0; }
+  RowTable top_k_rows() const { return best.first(top_k); }
 };
 
 // Key/value facts about a run (device, timings, versions, fallback reason...).
@@ -39,11 +46,14 @@ struct RunProfile {
 struct VerificationResults {
   std::vector<std::uint64_t> rows;         // [n] rows of SweepResults
   std::vector<std::uint64_t> combo_ids;    // [n]
+  std::vector<std::string> param_names;
+  std::vector<double> params;              // [n][param_names.size()] the candidates' values, row-major
   std::vector<std::uint64_t> rank_before;  // [n] 1-based rank by the sweep's objective
   std::vector<std::uint64_t> rank_after;   // [n] 1-based rank by the verified objective; 0 = not eligible
   std::vector<std::uint8_t> mismatch;      // [n] 1: verified metrics differ (bits) from the sweep's
   std::vector<std::uint8_t> rank_moved;    // [n] 1: |rank_after - rank_before| > rank_threshold (fp32 sweeps)
   std::vector<double> metrics;             // [n][n_metrics] verified metrics, row-major
+  std::vector<double> sweep_metrics;       // [n][n_metrics] the sweep's metrics of the candidates (not stored in /verify)
 
   std::uint64_t window_begin = 0, window_end = 0;  // verified scoring window, bar indices [begin, end)
   std::string window;                              // the same, readable (bars and UTC times)
@@ -61,8 +71,9 @@ struct VerificationResults {
   std::size_t n_rank_moved() const;
 };
 
-// Writes the results HDF5 file atomically (nothing left on failure); with
-// `verification`, also the /verify group.
+// Writes the results HDF5 file atomically (nothing left on failure): every
+// row of results.rows (read a block at a time), the top-K, the config, the
+// profile and, with `verification`, the /verify group.
 void write_results_hdf5(const std::string& path, const SweepResults& results,
                         const std::string& config_yaml, const RunProfile& profile,
                         const VerificationResults* verification = nullptr);
@@ -86,9 +97,11 @@ void write_top_k_csv(AtomicOutput& out, const SweepResults& results);
 
 namespace kbt {
 
-// Reads a results file written by write_results_hdf5 (params, metrics, top-K,
-// config, profile, /verify when present). A file whose `complete` attribute is
-// missing is refused.
+// Opens a results file written by write_results_hdf5 (or a finished run's
+// checkpoint): its top-K rows, config, profile and /verify are read now; its
+// rows (results.rows) are read from the file, a block at a time, when asked
+// for (the file stays open while `results.rows` is alive). A file whose
+// `complete` attribute is missing or not 1 is refused.
 struct LoadedResults {
   SweepResults results;
   std::string config_yaml;

@@ -4,11 +4,13 @@
 
 #include <kbt/data/bar_data.hpp>
 #include <kbt/config/run_config.hpp>
+#include <kbt/output/checkpoint.hpp>
 #include <kbt/sweep/progress.hpp>
 #include <kbt/output/results.hpp>
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -37,10 +39,18 @@ struct SweepRequest {
   std::string resume_command;  // stored in the checkpoint: how to continue it
   // Called before the first chunk and after each chunk (on the calling thread).
   std::function<void(const SweepProgress&)> progress;
+  // The best rows kept beyond the top-K (SweepResults::best): at least this
+  // many when the sweep has them, e.g. verify.top_n for the verification stage.
+  std::size_t best_rows = 0;
 };
 
 struct SweepOutcome {
+  // Its rows live in the checkpoint when the request named one (streamed
+  // there chunk by chunk; nothing grid-sized stays in memory), else in memory.
   SweepResults results;
+  // The run's checkpoint, every combo done: Checkpoint::finish() makes it the
+  // results file (what `kbt run` does). Null without checkpoint_path.
+  std::shared_ptr<Checkpoint> checkpoint;
   RunProfile profile;
   std::string device_used;                     // "reference", "serial", ...
   std::optional<std::string> fallback_reason;  // stable `unsupported:<reason>` string

@@ -44,13 +44,13 @@ SpaceSweepResult<ExecSpace> run_sweep_on(const ExecSpace& exec, const RunConfig&
 
   SpaceSweepResult<ExecSpace> out;
   out.param_names = sweep.param_names;
-  out.params = sweep.params;
+  out.params = sweep.combos.params(0, sweep.combos.size());
   const SweepPlan plan = make_sweep_plan(sweep.program, bars);
   const bool fp32 = config.sweep.precision == "fp32";
   out.precision = fp32 ? "fp32" : "fp64";
   out.metrics = fp32 ? sweep_metrics_on<ExecSpace, float>(exec, sweep.program, plan, bars, sweep.sim, out.params, options)
                      : sweep_metrics_on<ExecSpace, double>(exec, sweep.program, plan, bars, sweep.sim, out.params, options);
-  const std::vector<std::uint64_t>& ids = sweep.combo_ids;
+  const std::vector<std::uint64_t> ids = sweep.combos.ids(0, sweep.combos.size());
   out.combo_ids = detail::upload_1d<std::uint64_t, Mem>(ids, "kbt::combo_ids");
   out.top_k = select_top_k_on(exec, out.metrics, out.combo_ids, config.sweep.objective,
                               static_cast<std::size_t>(config.sweep.top_k));

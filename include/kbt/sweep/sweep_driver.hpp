@@ -1,11 +1,13 @@
 #pragma once
 // The chunk driver, written once for every engine: runs a prepared sweep's
 // combos through a SweepEngine chunk by chunk (docs/sweep.md "Checkpoint
-// chunks"), hands each finished chunk to a commit callback (the checkpoint)
-// and a progress callback, and merges the per-chunk top-Ks into the global
-// top-K. The top-K of the union of per-chunk top-Ks is the global one: the
-// order (objective, then combo id) is total.
+// chunks"), hands each finished chunk's metrics to a commit callback (the
+// checkpoint, or memory) and a progress callback, and merges the per-chunk
+// top-Ks into the global best rows. The top-K of the union of per-chunk
+// top-Ks is the global one: the order (objective, then combo id) is total.
+// The driver itself keeps only the best rows and one chunk.
 
+#include <kbt/output/result_rows.hpp>
 #include <kbt/sweep/prepared_sweep.hpp>
 #include <kbt/sweep/sweep_engine.hpp>
 
@@ -18,9 +20,10 @@ namespace kbt {
 
 struct DriverOptions {
   std::uint64_t chunk_combos = 1;  // combos per chunk (resolve_checkpoint_combos)
-  // Combos [0, resumed) are done already: their metrics are in the metrics
-  // matrix (from a checkpoint) and only enter the top-K.
+  // Combos [0, resumed) are done already: their rows are read back from
+  // `done_rows` (a checkpoint's) a block at a time and only enter the top-K.
   std::size_t resumed = 0;
+  const ResultRows* done_rows = nullptr;
   // After each chunk: its first row, its size and its metrics [count][n_metrics].
   std::function<void(std::size_t first, std::size_t count, const double* metrics)> commit;
   // Before the first chunk and after each one: combos done so far.
@@ -28,16 +31,15 @@ struct DriverOptions {
 };
 
 struct DriverResult {
-  std::vector<std::size_t> top_k;  // rows of the sweep, best first
+  RowTable best;                   // the best top_k.k eligible rows of the sweep, best first
   std::size_t chunks = 0;          // chunks simulated by this call
   EnginePhases phases;             // summed over the chunks (kernel_bytes: the maximum)
   double seconds_merge = 0;        // the host merge of the chunks' top-Ks
 };
 
-// Simulates combos [options.resumed, n) of `sweep` on its own scoring window
-// and writes their metrics into `metrics` ([n][n_metrics], row-major, sized by
-// the caller).
+// Simulates combos [options.resumed, n) of `sweep` on its own scoring window;
+// their metrics go to options.commit, chunk by chunk.
 DriverResult drive_sweep(SweepEngine& engine, const PreparedSweep& sweep, const EngineTopK& top_k,
-                         std::vector<double>& metrics, const DriverOptions& options);
+                         const DriverOptions& options);
 
 }  // namespace kbt

@@ -40,7 +40,8 @@ ScoringWindow resolve_verify_window(const RunConfig& config, const BarData& bars
 
 // Verifies the top request.top_n eligible rows of `sweep` (ordered by
 // config.sweep.objective, ties by combo id) on `bars`, which must be the data
-// the sweep ran on. periods_per_year is resolved once from all the bars, as the
+// the sweep ran on: the first rows of sweep.best when it holds that many,
+// else selected from sweep.rows a block at a time. periods_per_year is resolved once from all the bars, as the
 // sweep does. Throws kbt::Error(config) for a bad window, objective or
 // top_n < 0, kbt::Error(data_format) when `sweep` lacks a strategy param.
 VerificationResults verify_candidates(const RunConfig& config, const BarData& bars, const SweepResults& sweep,
@@ -54,8 +55,7 @@ VerificationResults verify_candidates(const RunConfig& config, const BarData& ba
 // `results_path` names the file whose /verify records the mismatches.
 void check_no_mismatch(const VerificationResults& verification, const std::string& results_path);
 
-std::string format_verification_summary(const VerificationResults& verification, const SweepResults& sweep,
-                                        std::size_t show = 10);
+std::string format_verification_summary(const VerificationResults& verification, std::size_t show = 10);
 
 // Spearman rank correlation between rank_before and rank_after over the
 // candidates that are still eligible after verification (NaN below 2).

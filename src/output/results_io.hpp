@@ -1,0 +1,101 @@
+#pragma once
+// HDF5 pieces of the results layout (docs/results.md), shared by the results
+// writer, the checkpoint (which becomes the results file when the run
+// finishes) and the reader. Internal to src/output/.
+//
+// Row datasets (/combo_id, /params/<name>, /metrics/<name>) are contiguous,
+// allocated when created and written a block of rows at a time, so that a
+// run never holds every row in memory and a checkpoint commit writes raw
+// data only (no metadata changes until combos_done is rewritten).
+
+#include <hdf5.h>
+#include <kbt/output/result_rows.hpp>
+#include <kbt/output/results.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "data/hdf5_support.hpp"
+
+namespace kbt::detail {
+
+// Errors while writing are kbt::Error(io) "<path>: cannot write <what>".
+void check_write(herr_t status, const std::string& what, const std::string& path);
+hid_t checked_create(hid_t id, const std::string& what, const std::string& path);
+
+H5Id make_group(hid_t parent, const std::string& name, const std::string& path);
+void write_string(hid_t parent, const std::string& name, const std::string& value, const std::string& path,
+                  bool as_attribute);
+void write_number_attribute(hid_t parent, const std::string& name, double value, const std::string& path);
+// Writes `value` into an existing float64 or uint64 attribute, or creates it.
+void set_number_attribute(hid_t parent, const std::string& name, double value, const std::string& path);
+void write_u64_attribute(hid_t parent, const std::string& name, std::uint64_t value, const std::string& path);
+void set_u64_attribute(hid_t parent, const std::string& name, std::uint64_t value, const std::string& path);
+
+// Reading (kbt::Error(data_format) naming the file and the object).
+bool has_attribute(hid_t obj, const std::string& name);
+std::string read_string_attribute(hid_t obj, const std::string& name, const std::string& path);
+double read_number_attribute(hid_t obj, const std::string& name, const std::string& path);
+std::uint64_t read_u64_attribute(hid_t obj, const std::string& name, const std::string& path);
+std::string read_string_dataset(hid_t file, const std::string& name, const std::string& path);
+
+// A small 1-D dataset written whole (chunked and deflated from 4096 rows).
+void write_small_1d(hid_t parent, const std::string& name, hid_t mem_type, const void* data, std::size_t n,
+                    const std::string& path);
+template <class T>
+std::vector<T> read_small_1d(hid_t file, const std::string& name, hid_t mem_type, const std::string& path);
+
+// Rows [first, first + count) of the 1-D dataset `name` (any layout).
+void transfer_rows(hid_t file, const std::string& name, hid_t mem_type, std::uint64_t first, std::uint64_t count,
+                   void* buffer, bool write, const std::string& path);
+
+// Creates the row datasets for `n` rows and writes their combo ids and params,
+// `block` rows at a time from fill(first, count, ids, params); /metrics/<name>
+// are allocated and left for the sweep to write.
+void create_row_datasets(hid_t file, const std::vector<std::string>& param_names, std::uint64_t n,
+                         const std::function<void(std::uint64_t first, std::uint64_t count, std::uint64_t* ids,
+                                                  double* params)>& fill,
+                         const std::string& path);
+// Writes the metrics of rows [first, first + count) (`metrics` row-major
+// [count][n_metrics]) into /metrics/<name>.
+void write_metric_rows(hid_t file, std::uint64_t first, std::uint64_t count, const double* metrics,
+                       const std::string& path);
+
+// The parameter names of a results file's /params, in declaration order.
+std::vector<std::string> read_param_names(hid_t file, const std::string& path);
+
+// Rows of an open results (or checkpoint) file; `owner` (when given) is kept
+// alive with them: whatever keeps `file` open.
+class FileRows final : public ResultRows {
+ public:
+  FileRows(hid_t file, std::string path, std::shared_ptr<const void> owner = nullptr);
+  std::uint64_t size() const override { return n_; }
+  const std::vector<std::string>& param_names() const override { return param_names_; }
+  void read(std::uint64_t first, std::uint64_t count, std::uint64_t* ids, double* params,
+            double* metrics) const override;
+
+ private:
+  std::shared_ptr<const void> owner_;
+  hid_t file_;
+  std::string path_;
+  std::vector<std::string> param_names_;
+  std::uint64_t n_ = 0;
+};
+
+// What a finished results file holds beside its rows, written into `file`
+// in this order: /topk, /profile, /verify (when given), the root attribute
+// kbt_version, and last complete = 1. /config is written by the caller.
+void write_final_groups(hid_t file, const SweepResults& results, const RunProfile& profile,
+                        const VerificationResults* verification, const std::string& path);
+
+// /verify of `file` replaced by `verification`.
+void write_verify_group(hid_t file, const VerificationResults& v, const std::string& path);
+
+// Bytes write_final_groups will add to a file, at most (for reserving them).
+std::uint64_t final_groups_bytes(const SweepResults& results, const RunProfile& profile,
+                                 const VerificationResults* verification);
+
+}  // namespace kbt::detail
