@@ -13,10 +13,12 @@
 #include <kbt/reference/evaluator.hpp>
 #include <kbt/metrics/metrics_accumulator.hpp>
 #include <kbt/reference/simulator.hpp>
+#include <kbt/sweep/prepared_sweep.hpp>
 #include <kbt/sweep/sweep_kernel.hpp>
 
 #include <Kokkos_Core.hpp>
 
+#include "hand_sma_cross.hpp"
 #include "support/synthetic.hpp"
 
 #include <algorithm>
@@ -29,6 +31,9 @@
 #include <utility>
 
 namespace {
+
+using kbt::bench::hand_sma_cross;
+using kbt::bench::hand_sma_cross_full;
 
 struct Setup {
   kbt::RunConfig config;
@@ -105,11 +110,13 @@ void time_kernel_calls(benchmark::State& state, const std::string& device, bool 
   state.counters["kernel_share"] = total > 0 ? kernel / total : 0.0;
 }
 
-// pair_combos: -1 = the space's default, 0 = one combo per thread, 1 = two.
-void BM_SweepKernel(benchmark::State& state, const std::string& device, bool fp32, int pair_combos) {
+// pair_combos: -1 = the space's default, 0 = one combo per thread, 1 = two;
+// `groups`: the metric set the kernel accumulates (metrics/metric_set.hpp).
+void BM_SweepKernel(benchmark::State& state, const std::string& device, bool fp32, int pair_combos, unsigned groups) {
   Setup& s = setup(static_cast<std::size_t>(state.range(0)));
   kbt::KernelSweepOptions options;
   options.pair_combos = pair_combos;
+  options.metric_groups = groups;
   time_kernel_calls(state, device, fp32, s.program, s.plan, s.bars, kbt::resolve_simulation(s.config.simulation, s.bars), s.params, s.n_combos, options);
   report(state, s);
 }
@@ -121,105 +128,28 @@ const std::vector<double>& sma_row(const Setup& s, int reg_slot, double window) 
   return s.sma[static_cast<std::size_t>(reg_slot)][static_cast<std::size_t>(it - ws.begin())];
 }
 
-// Hand-written SMA cross: hoisted SMAs, one combo per iteration, state in
-// registers, close fills with fees, equity and a Welford Sharpe.
-inline double hand_sma_cross(const double* close, const double* f, const double* sl, std::size_t n, double fee) {
-  double cash = 10000, units = 0, held = 0, prev = 10000, mean = 0, m2 = 0;
-  long k = 0;
-  for (std::size_t t = 0; t < n; ++t) {
-    const double c = close[t];
-    double target = held;
-    if (!std::isnan(f[t]) && !std::isnan(sl[t])) target = f[t] > sl[t] ? 1.0 : -1.0;
-    const double eq = cash + units * c;
-    if (target != held) {
-      const double nu = target * eq / c, d = nu - units;
-      cash -= d * c + std::fabs(d) * c * fee;
-      units = nu;
-      held = target;
-    }
-    const double e = cash + units * c, r = e / prev - 1;
-    prev = e;
-    ++k;
-    const double delta = r - mean;
-    mean += delta / k;
-    m2 += delta * (r - mean);
-  }
-  return mean / std::sqrt(m2 / (k - 1));
-}
-
-// Hand-written SMA cross doing the kernel's whole work for this strategy:
-// target carried through the warm-up, close fills with fees, trades closed on
-// every flip and at the end, and all 21 metrics through the same single-pass
-// accumulator. One combo, everything in registers. Its metrics equal the
-// kernel's (checked below), so the ratio compares the same work.
-KOKKOS_INLINE_FUNCTION void hand_sma_cross_full(const double* close, const double* f, const double* sl, long stride,
-                                                int n, double fee, double ppy, double* out) {
-  kbt::BasicMetricsAccumulator<double> acc(10000.0, ppy);
-  double cash = 10000, units = 0, held = 0, carried = 0, mark = 0, flow = 0, entry_price = 0, open_units = 0;
-  int entry_bar = 0;
-  for (int t = 0; t < n; ++t) {
-    const double c = close[t], fv = f[t * stride], sv = sl[t * stride];
-    const bool exposed = units != 0;
-    mark = c;
-    if (fv == fv && sv == sv) carried = fv > sv ? 1.0 : -1.0;
-    if (t + 1 < n) {
-      const double equity = units != 0 ? cash + units * mark : cash;
-      const double target = equity > 0 ? carried : 0.0;
-      if (target != held) {
-        held = target;
-        const double new_units = target == 0 ? 0.0 : target * equity / c, old_units = units;
-        const int new_side = (new_units > 0) - (new_units < 0), old_side = (units > 0) - (units < 0);
-        if (units != 0 && new_side != old_side) {
-          const double d = -units, notional = kbt::math::fabs(d) * c, fees = notional * fee;
-          cash -= d * c;
-          cash -= fees;
-          flow -= d * c;
-          flow -= fees;
-          acc.add_fill(notional, fees);
-          units = 0;
-          acc.add_trade(flow / (kbt::math::fabs(open_units) * entry_price), double(t - entry_bar));
-          flow = 0;
-        }
-        if (new_units != 0 && new_units != old_units) {
-          const double d = new_units - units, notional = kbt::math::fabs(d) * c, fees = notional * fee;
-          cash -= d * c;
-          cash -= fees;
-          flow -= d * c;
-          flow -= fees;
-          acc.add_fill(notional, fees);
-          if (units == 0) entry_bar = t, entry_price = c, open_units = new_units;
-          units = new_units;
-        }
-      }
-    }
-    acc.add_bar(units != 0 ? cash + units * mark : cash, exposed);
-  }
-  if (units != 0) {
-    flow += units * mark;
-    acc.add_trade(flow / (kbt::math::fabs(open_units) * entry_price), double(n - 1 - entry_bar));
-  }
-  acc.finish(out);
-}
-
 void BM_HandWrittenHost(benchmark::State& state) {
   Setup& s = setup(static_cast<std::size_t>(state.range(0)));
   const double* close = s.bars.columns.at("close").data();
   for (auto _ : state) {
     double acc = 0;
     for (std::size_t i = 0; i < s.n_combos; ++i)
-      acc += hand_sma_cross(close, sma_row(s, 0, s.params[2 * i]).data(), sma_row(s, 1, s.params[2 * i + 1]).data(),
-                            s.bars.n_bars(), 5e-4);
+      acc += hand_sma_cross(close, sma_row(s, 0, s.params[2 * i]).data(), 1, sma_row(s, 1, s.params[2 * i + 1]).data(), 1,
+                            static_cast<int>(s.bars.n_bars()), 5e-4);
     benchmark::DoNotOptimize(acc);
   }
   report(state, s);
 }
 
 // The kernel's metrics for the first combos, to check that the hand-written
-// full loop does the same work.
-bool same_metrics_as_kernel(const Setup& s, const std::vector<double>& hand, std::size_t n_check) {
+// full loop does the same work (the same metric set).
+bool same_metrics_as_kernel(const Setup& s, const std::vector<double>& hand, std::size_t n_check,
+                            unsigned groups = kbt::metric_group::all) {
   const std::vector<double> combos(s.params.begin(), s.params.begin() + static_cast<long>(2 * n_check));
+  kbt::KernelSweepOptions options;
+  options.metric_groups = groups;
   const auto kernel = kbt::run_sweep_kernel_on("serial", false, s.program, s.plan, s.bars,
-                                              kbt::resolve_simulation(s.config.simulation, s.bars), combos);
+                                              kbt::resolve_simulation(s.config.simulation, s.bars), combos, options);
   for (std::size_t k = 0; k < n_check * kbt::n_metrics; ++k)
     if (!(kernel[k] == hand[k] || (std::isnan(kernel[k]) && std::isnan(hand[k])))) return false;
   return true;
@@ -240,7 +170,7 @@ void BM_HandWrittenHostFull(benchmark::State& state) {
   report(state, s);
 }
 
-template <class Space>
+template <class Space, unsigned Groups>
 void BM_HandWrittenKokkosFull(benchmark::State& state) {
   Setup& s = setup(static_cast<std::size_t>(state.range(0)));
   using Mem = typename Space::memory_space;
@@ -279,13 +209,13 @@ void BM_HandWrittenKokkosFull(benchmark::State& state) {
     const auto t0 = std::chrono::steady_clock::now();
     Kokkos::parallel_for(
         "hand_sma_cross_full", Kokkos::RangePolicy<Space>(0, static_cast<int>(s.n_combos)), KOKKOS_LAMBDA(const int i) {
-          hand_sma_cross_full(close.data(), &fast(fidx(i), 0), &slow(sidx(i), 0), 1, nb, 5e-4, ppy, &out(i, 0));
+          hand_sma_cross_full<Groups>(close.data(), &fast(fidx(i), 0), &slow(sidx(i), 0), 1, nb, 5e-4, ppy, &out(i, 0));
         });
     Space().fence();
     state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
-  if (!same_metrics_as_kernel(s, std::vector<double>(host.data(), host.data() + 8 * kbt::n_metrics), 8))
+  if (!same_metrics_as_kernel(s, std::vector<double>(host.data(), host.data() + 8 * kbt::n_metrics), 8, Groups))
     state.SkipWithError("hand-written loop disagrees with the kernel");
   report(state, s);
 }
@@ -331,27 +261,8 @@ void BM_HandWrittenKokkos(benchmark::State& state) {
     const auto t0 = std::chrono::steady_clock::now();
     Kokkos::parallel_for(
         "hand_sma_cross", Kokkos::RangePolicy<Space>(0, static_cast<int>(s.n_combos)), KOKKOS_LAMBDA(const int i) {
-          double cash = 10000, units = 0, held = 0, prev = 10000, mean = 0, m2 = 0;
-          long k = 0;
-          for (int t = 0; t < nb; ++t) {
-            const double c = close(t), f = fast(fidx(i), t), sl = slow(sidx(i), t);
-            double target = held;
-            if (f == f && sl == sl) target = f > sl ? 1.0 : -1.0;
-            const double eq = cash + units * c;
-            if (target != held) {
-              const double nu = target * eq / c, d = nu - units;
-              cash -= d * c + (d < 0 ? -d : d) * c * 5e-4;
-              units = nu;
-              held = target;
-            }
-            const double e = cash + units * c, r = e / prev - 1;
-            prev = e;
-            ++k;
-            const double delta = r - mean;
-            mean += delta / k;
-            m2 += delta * (r - mean);
-          }
-          out(i) = mean / kbt::math::sqrt(m2 / double(k - 1));
+          out(i) = hand_sma_cross(close.data(), &fast(fidx(i), 0), fast.stride(1), &slow(sidx(i), 0), slow.stride(1), nb,
+                                  5e-4);
         });
     Space().fence();
     state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
@@ -412,7 +323,10 @@ ExampleSetup& example_setup(const std::string& name, std::size_t n_bars) {
 
 void BM_ExampleConfig(benchmark::State& state, const std::string& name, const std::string& device, bool fp32) {
   ExampleSetup& s = example_setup(name, static_cast<std::size_t>(state.range(0)));
-  time_kernel_calls(state, device, fp32, s.program, s.plan, s.bars, kbt::resolve_simulation(s.config.simulation, s.bars), s.params, s.n_combos);
+  kbt::KernelSweepOptions options;
+  options.metric_groups = kbt::metric_groups_for(s.config);  // the metric set a run of the config uses
+  time_kernel_calls(state, device, fp32, s.program, s.plan, s.bars, kbt::resolve_simulation(s.config.simulation, s.bars),
+                    s.params, s.n_combos, options);
   state.counters["bar_combos_per_s"] = benchmark::Counter(
       static_cast<double>(s.n_combos) * static_cast<double>(s.bars.n_bars()), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["combos"] = static_cast<double>(s.n_combos);
@@ -438,6 +352,29 @@ benchmark::internal::Benchmark* register_benchmark(Args&&... args) {
   return benchmark::RegisterBenchmark(std::forward<Args>(args)...)->ComputeStatistics("min", fastest);
 }
 
+// The metric sets measured: names in the benchmark labels.
+const std::pair<const char*, unsigned> kMetricSets[] = {
+    {"sharpe", kbt::metric_group::returns},
+    {"sharpe_drawdown", kbt::metric_group::returns | kbt::metric_group::drawdown},
+    {"all", kbt::metric_group::all}};
+
+// The same-work hand-written Kokkos loop for one metric set, on every space.
+template <unsigned Groups>
+void register_same_work_loops(const std::string& set, long bars) {
+#ifdef KOKKOS_ENABLE_SERIAL
+  register_benchmark(("hand_written_full/kokkos_lambda/serial/" + set).c_str(), BM_HandWrittenKokkosFull<Kokkos::Serial, Groups>)
+      ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+  register_benchmark(("hand_written_full/kokkos_lambda/openmp/" + set).c_str(), BM_HandWrittenKokkosFull<Kokkos::OpenMP, Groups>)
+      ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+  register_benchmark(("hand_written_full/kokkos_lambda/cuda/" + set).c_str(), BM_HandWrittenKokkosFull<Kokkos::Cuda, Groups>)
+      ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
+#endif
+}
+
 void register_all() {
   for (long bars : {10000L, 100000L})
     for (const char* name : kExampleConfigs)
@@ -452,18 +389,9 @@ void register_all() {
   for (long bars : {10000L, 100000L}) {
     register_benchmark("hand_written/host_cpp", BM_HandWrittenHost)->Arg(bars)->Unit(benchmark::kMillisecond);
     register_benchmark("hand_written_full/host_cpp", BM_HandWrittenHostFull)->Arg(bars)->Unit(benchmark::kMillisecond);
-#ifdef KOKKOS_ENABLE_SERIAL
-    register_benchmark("hand_written_full/kokkos_lambda/serial", BM_HandWrittenKokkosFull<Kokkos::Serial>)
-        ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
-#endif
-#ifdef KOKKOS_ENABLE_OPENMP
-    register_benchmark("hand_written_full/kokkos_lambda/openmp", BM_HandWrittenKokkosFull<Kokkos::OpenMP>)
-        ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
-#endif
-#ifdef KOKKOS_ENABLE_CUDA
-    register_benchmark("hand_written_full/kokkos_lambda/cuda", BM_HandWrittenKokkosFull<Kokkos::Cuda>)
-        ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
-#endif
+    register_same_work_loops<kbt::metric_group::all>("all", bars);
+    register_same_work_loops<kbt::metric_group::returns>("sharpe", bars);
+    register_same_work_loops<kbt::metric_group::returns | kbt::metric_group::drawdown>("sharpe_drawdown", bars);
 #ifdef KOKKOS_ENABLE_SERIAL
     register_benchmark("hand_written/kokkos_lambda/serial", BM_HandWrittenKokkos<Kokkos::Serial>)
         ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
@@ -474,15 +402,16 @@ void register_all() {
 #endif
     for (const auto& space : kbt::enabled_execution_spaces()) {
       for (bool fp32 : {false, true})
-        register_benchmark(("sweep_kernel/sma_cross/" + space.name + (fp32 ? "/fp32" : "/fp64")).c_str(),
-                                     BM_SweepKernel, space.name, fp32, -1)
-            ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
+        for (const auto& [set, groups] : kMetricSets)
+          register_benchmark(("sweep_kernel/sma_cross/" + space.name + (fp32 ? "/fp32/" : "/fp64/") + set).c_str(),
+                             BM_SweepKernel, space.name, fp32, -1, groups)
+              ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
       // The effect of pairing combos per thread, against the default above.
       for (int pair : {0, 1})
         register_benchmark(
-            ("sweep_kernel/sma_cross/" + space.name + "/fp64/" + (pair ? "two_combos_per_thread" : "one_combo_per_thread"))
+            ("sweep_kernel/sma_cross/" + space.name + "/fp64/all/" + (pair ? "two_combos_per_thread" : "one_combo_per_thread"))
                 .c_str(),
-            BM_SweepKernel, space.name, false, pair)
+            BM_SweepKernel, space.name, false, pair, kbt::metric_group::all)
             ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
     }
   }

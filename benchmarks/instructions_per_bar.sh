@@ -4,7 +4,10 @@
 # Unlike a timing, the count does not depend on what else the machine runs, so
 # it shows what a change to the kernel costs or saves (docs/benchmarks.md).
 #
-#   benchmarks/instructions_per_bar.sh [BUILD_DIR] [BARS] [serial|openmp] [fp64|fp32]
+#   benchmarks/instructions_per_bar.sh [BUILD_DIR] [BARS] [serial|openmp] [fp64|fp32] [all|sharpe|sharpe_drawdown]
+#
+# The last argument is the metric set (docs/metrics.md "Metric sets") of both
+# the kernel and the same-work loop.
 #
 # Needs valgrind. Runs each benchmark for one timed iteration under callgrind,
 # collecting only inside the kernel launch / the hand-written loop.
@@ -13,6 +16,7 @@ build=${1:-build}
 bars=${2:-10000}
 space=${3:-serial}
 precision=${4:-fp64}
+set=${5:-all}
 bench="$build/benchmarks/bench_sweep"
 [[ -x $bench ]] || { echo "instructions_per_bar.sh: $bench not built" >&2; exit 2; }
 command -v valgrind >/dev/null || { echo "instructions_per_bar.sh: valgrind not installed" >&2; exit 2; }
@@ -35,11 +39,12 @@ count() {
   echo "$ir $iters $combos"
 }
 
-read -r k_ir k_it combos < <(count '*launch_sweep*' kernel "^sweep_kernel/sma_cross/$space/$precision/$bars/")
-read -r h_ir h_it _ < <(count '*hand_sma_cross_full*' hand "^hand_written_full/kokkos_lambda/$space/$bars/")
+read -r k_ir k_it combos < <(count '*launch_sweep*' kernel "^sweep_kernel/sma_cross/$space/$precision/$set/$bars/")
+read -r h_ir h_it _ < <(count '*hand_sma_cross_full*' hand "^hand_written_full/kokkos_lambda/$space/$set/$bars/")
 # The kernel runs once untimed before the timed iterations (time_kernel_calls).
-awk -v k="$k_ir" -v kc="$((k_it + 1))" -v h="$h_ir" -v hc="$h_it" -v n="$combos" -v b="$bars" 'BEGIN {
+awk -v set="$set" -v k="$k_ir" -v kc="$((k_it + 1))" -v h="$h_ir" -v hc="$h_it" -v n="$combos" -v b="$bars" 'BEGIN {
   kpb = k / (kc * n * b); hpb = h / (hc * n * b);
+  printf "metric set     %s\n", set;
   printf "sweep kernel   %7.1f instructions per bar-combo\n", kpb;
   printf "hand-written   %7.1f instructions per bar-combo (fp64)\n", hpb;
   printf "hand / kernel  %7.3f\n", hpb / kpb }'

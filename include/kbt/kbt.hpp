@@ -29,6 +29,7 @@
 #include <kbt/lang/scalar_ops.hpp>
 #include <kbt/lang/strategy_outputs.hpp>
 
+#include <kbt/metrics/metric_set.hpp>
 #include <kbt/metrics/metrics.hpp>
 #include <kbt/metrics/metrics_accumulator.hpp>
 

@@ -33,6 +33,7 @@ void add_show_command(CLI::App& app) {
       Objective objective;
       objective.metric = metric = sort_metric;
       objective.maximize = direction.empty() ? true : direction == "max";
+      require_metric(*r.rows, sort_metric, "--sort");
       rows = select_top_rows(*r.rows, objective, top);  // a block of rows at a time
     }
     auto metrics = default_table_metrics();

@@ -73,6 +73,7 @@ class Loader {
   // sweep_section.cpp
   void sweep(const YamlEntry& e);
   void objective(const YamlEntry& e);
+  void sweep_metrics(const YamlEntry& e);
   // verify_section.cpp
   void verify(const YamlEntry& e);
   // output_section.cpp

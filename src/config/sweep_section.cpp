@@ -2,16 +2,20 @@
 
 #include "config/loader.hpp"
 
+#include <kbt/core/error.hpp>
 #include <kbt/metrics/metrics.hpp>
 
 #include "config/number_text.hpp"
+#include "config/suggest.hpp"
+
+#include <algorithm>
 
 namespace kbt::detail {
 
 namespace {
 
-const std::vector<std::string> sweep_keys = {"device", "precision", "objective", "top_k", "memory_budget_mb",
-                                             "max_combos", "checkpoint_combos"};
+const std::vector<std::string> sweep_keys = {"device",           "precision",  "objective",        "top_k",
+                                             "metrics",          "max_combos", "memory_budget_mb", "checkpoint_combos"};
 const std::vector<std::string> objective_keys = {"metric", "direction", "min_trades"};
 
 }  // namespace
@@ -27,6 +31,7 @@ void Loader::sweep(const YamlEntry& e) {
     else if (k == "precision") s.precision = choice(item, what, {"fp64", "fp32"});
     else if (k == "objective") objective(item);
     else if (k == "top_k") s.top_k = integer(item, what, 1);
+    else if (k == "metrics") sweep_metrics(item);
     else if (k == "memory_budget_mb") s.memory_budget_mb = optional_number(item, what, Bound::positive);
     else if (k == "max_combos") s.max_combos = static_cast<std::uint64_t>(integer(item, what, 1));
     else if (k == "checkpoint_combos") {
@@ -38,6 +43,28 @@ void Loader::sweep(const YamlEntry& e) {
         s.checkpoint_combos = static_cast<std::uint64_t>(*v);
       }
     }
+  }
+}
+
+// `metrics: all`, or a list of metric names.
+void Loader::sweep_metrics(const YamlEntry& e) {
+  SweepSettings& s = cfg_.sweep;
+  if (e.value.IsScalar() && e.value.Scalar() == "all") {
+    s.all_metrics = true;
+    return;
+  }
+  if (e.value.IsNull()) return;
+  if (!e.value.IsSequence()) bad(e, "sweep.metrics", "all, or a list of metric names such as [sharpe, max_drawdown]");
+  const std::vector<std::string> names(metric_names().begin(), metric_names().end());
+  for (const auto& n : e.value) {
+    if (!n.IsScalar()) bad(n, "each of sweep.metrics", "a metric name");
+    if (std::find(names.begin(), names.end(), n.Scalar()) == names.end()) {
+      const std::string guess = detail::closest_match(n.Scalar(), names);
+      doc_.fail(ErrorCategory::config, n,
+                "sweep.metrics: unknown metric '" + n.Scalar() + "'" +
+                    (guess.empty() ? "" : "; did you mean '" + guess + "'?") + " (metrics: " + join(names) + ")");
+    }
+    s.metrics.push_back(n.Scalar());
   }
 }
 

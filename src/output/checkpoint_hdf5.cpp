@@ -111,11 +111,11 @@ std::string read_config_text(hid_t file, const std::string& path) {
 
 // Refuses a run whose rows would not fit on the disk that holds `path`
 // (the rows are allocated now but written as the sweep goes).
-void check_disk_space(const std::string& path, std::uint64_t n, std::size_t n_params) {
+void check_disk_space(const std::string& path, std::uint64_t n, std::size_t n_params, std::size_t n_stored_metrics) {
   const auto parent = std::filesystem::path(path).parent_path();
   struct statvfs fs {};
   if (::statvfs(parent.empty() ? "." : parent.c_str(), &fs) != 0) return;  // unknown: the writes will tell
-  const double need = static_cast<double>(n) * 8.0 * static_cast<double>(1 + n_params + n_metrics) + (1 << 20);
+  const double need = static_cast<double>(n) * 8.0 * static_cast<double>(1 + n_params + n_stored_metrics) + (1 << 20);
   const double have = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
   if (need <= have) return;
   char text[160];
@@ -151,7 +151,8 @@ CheckpointStatus read_checkpoint_status(const std::string& path) {
 
 std::shared_ptr<Checkpoint> Checkpoint::create(const std::string& path, const CheckpointIdentity& identity,
                                                const std::vector<std::string>& param_names, const ComboRows& combos,
-                                               const std::string& results_path, const std::string& resume_command) {
+                                               MetricMask metrics, const std::string& results_path,
+                                               const std::string& resume_command) {
   const std::uint64_t n = combos.size();
   if (identity.n_combos != n) throw Error(ErrorCategory::internal, "checkpoint identity: combo count mismatch");
   {
@@ -159,7 +160,7 @@ std::shared_ptr<Checkpoint> Checkpoint::create(const std::string& path, const Ch
     std::error_code ec;
     if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   }
-  check_disk_space(path, n, param_names.size());
+  check_disk_space(path, n, param_names.size(), metric_names_of(metrics).size());
   // Written aside, then linked into place: link() fails when `path` exists,
   // so of two runs that start on the same output at once only one gets it.
   AtomicOutput temp(path);
@@ -168,7 +169,7 @@ std::shared_ptr<Checkpoint> Checkpoint::create(const std::string& path, const Ch
     H5Id file(checked(H5Fcreate(temp.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), "file", path),
               H5Fclose);
     detail::create_row_datasets(
-        file, param_names, n,
+        file, param_names, n, metrics,
         [&](std::uint64_t first, std::uint64_t count, std::uint64_t* ids, double* params) {
           combos.read(first, count, ids, params);
         },
@@ -191,11 +192,12 @@ std::shared_ptr<Checkpoint> Checkpoint::create(const std::string& path, const Ch
   if (!temp.commit_exclusive())
     fail(ErrorCategory::io, path,
          "the checkpoint of another run of this output appeared meanwhile (two runs at once?); not overwritten");
-  return std::shared_ptr<Checkpoint>(new Checkpoint(path, open_checkpoint(path, H5F_ACC_RDWR, false), 0, n));
+  return std::shared_ptr<Checkpoint>(new Checkpoint(path, open_checkpoint(path, H5F_ACC_RDWR, false), 0, n, metrics));
 }
 
 std::shared_ptr<Checkpoint> Checkpoint::resume(const std::string& path, const CheckpointIdentity& identity,
-                                               const std::vector<std::string>& param_names, const ComboRows& combos) {
+                                               const std::vector<std::string>& param_names, const ComboRows& combos,
+                                               MetricMask metrics) {
   H5Id file(open_checkpoint(path, H5F_ACC_RDWR, false), H5Fclose);
   if (H5Aexists(file, "combos_done") <= 0) fail(ErrorCategory::data_format, path, "not a kbt checkpoint");
   const std::string advice =
@@ -225,6 +227,8 @@ std::shared_ptr<Checkpoint> Checkpoint::resume(const std::string& path, const Ch
   if (done > total) fail(ErrorCategory::data_format, path, "checkpoint has combos_done > combos_total");
   if (detail::read_param_names(file, path) != param_names)
     fail(ErrorCategory::config, path, "cannot resume: the checkpoint holds other params" + advice);
+  if (detail::FileRows(file, path).metric_mask() != metrics)
+    fail(ErrorCategory::config, path, "cannot resume: the checkpoint holds other metrics" + advice);
   // The combos themselves (constraints and sampling give the same list for
   // the same config), a block at a time.
   for (std::uint64_t first = 0; first < n; first += 65536) {
@@ -236,7 +240,7 @@ std::shared_ptr<Checkpoint> Checkpoint::resume(const std::string& path, const Ch
   }
   // A finish() interrupted after `complete = 1`, before the file was moved.
   if (detail::read_number_attribute(file, "complete", path) != 0.0) detail::set_number_attribute(file, "complete", 0.0, path);
-  return std::shared_ptr<Checkpoint>(new Checkpoint(path, file.release(), done, total));  // owns the file from here
+  return std::shared_ptr<Checkpoint>(new Checkpoint(path, file.release(), done, total, metrics));  // owns the file from here
 }
 
 Checkpoint::~Checkpoint() {
@@ -247,7 +251,7 @@ void Checkpoint::commit(std::uint64_t first, std::uint64_t count, const double* 
   if (first != done_ || first + count > total_ || file_ < 0)
     throw Error(ErrorCategory::internal, path_ + ": checkpoint commit out of order");
   const hid_t file = file_;
-  detail::write_metric_rows(file, first, count, metrics, path_);
+  detail::write_metric_rows(file, first, count, metrics, metrics_, path_);
   check(H5Fflush(file, H5F_SCOPE_GLOBAL), "rows", path_);
   // Only now: the rows above are in the file.
   detail::set_u64_attribute(file, "combos_done", first + count, path_);

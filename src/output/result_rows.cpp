@@ -19,14 +19,15 @@ void RowTable::append(std::uint64_t row, std::uint64_t combo_id, const double* r
 RowTable RowTable::first(std::size_t k) const {
   RowTable t;
   t.n_params = n_params;
+  t.metric_mask = metric_mask;
   for (std::size_t i = 0; i < std::min(k, size()); ++i) t.append(rows[i], combo_ids[i], params_of(i), metrics_of(i));
   return t;
 }
 
 MemoryRows::MemoryRows(std::vector<std::string> param_names, std::vector<std::uint64_t> combo_ids,
-                       std::vector<double> params, std::vector<double> metrics)
+                       std::vector<double> params, std::vector<double> metrics, MetricMask mask)
     : param_names_(std::move(param_names)), combo_ids_(std::move(combo_ids)), params_(std::move(params)),
-      metrics_(std::move(metrics)) {
+      metrics_(std::move(metrics)), mask_(mask) {
   if (params_.size() != combo_ids_.size() * param_names_.size() || metrics_.size() != combo_ids_.size() * n_metrics)
     throw Error(ErrorCategory::internal, "MemoryRows: columns of different lengths");
 }
@@ -61,6 +62,7 @@ RowTable read_rows(const ResultRows& rows, const std::vector<std::uint64_t>& pos
   const std::size_t np = rows.n_params();
   RowTable t;
   t.n_params = np;
+  t.metric_mask = rows.metric_mask();
   t.rows = positions;
   t.combo_ids.resize(positions.size());
   t.params.resize(positions.size() * np);
@@ -97,6 +99,18 @@ RowTable read_all_rows(const ResultRows& rows) {
   std::vector<std::uint64_t> all(static_cast<std::size_t>(rows.size()));
   std::iota(all.begin(), all.end(), std::uint64_t{0});
   return read_rows(rows, all);
+}
+
+void require_metric(const ResultRows& rows, const std::string& metric, const std::string& what) {
+  const int m = metric_index(metric);
+  if (m < 0) throw Error(ErrorCategory::config, what + ": unknown metric '" + metric + "'");
+  if (has_metric(rows.metric_mask(), m)) return;
+  std::string held;
+  for (const auto& name : metric_names_of(rows.metric_mask())) held += (held.empty() ? "" : ", ") + name;
+  throw Error(ErrorCategory::config, what + ": '" + metric +
+                                         "' was not computed for every combo of this run (it computed " + held +
+                                         "; the top-K rows have all 21): add it to sweep.metrics, or set "
+                                         "sweep.metrics: all, and run again");
 }
 
 std::optional<std::uint64_t> find_combo_row(const ResultRows& rows, std::uint64_t combo_id) {

@@ -68,14 +68,16 @@ void write_results_hdf5(AtomicOutput& out, const SweepResults& results, const st
               H5Fclose);
     const ResultRows& rows = *results.rows;
     detail::create_row_datasets(
-        file, results.param_names, rows.size(),
+        file, results.param_names, rows.size(), rows.metric_mask(),
         [&](std::uint64_t first, std::uint64_t count, std::uint64_t* ids, double* params) {
           rows.read(first, count, ids, params, nullptr);
         },
         path);
     for_each_row_block(rows, 65536, RowParts{false, false, true},
                        [&](std::uint64_t first, std::uint64_t count, const std::uint64_t*, const double*,
-                           const double* metrics) { detail::write_metric_rows(file, first, count, metrics, path); });
+                           const double* metrics) {
+                         detail::write_metric_rows(file, first, count, metrics, rows.metric_mask(), path);
+                       });
     detail::write_string(file, "config", config_yaml, path, false);
     detail::write_final_groups(file, results, profile, verification, path);
     detail::check_write(H5Fflush(file, H5F_SCOPE_GLOBAL), "file", path);

@@ -6,6 +6,7 @@
 #include <kbt/core/version.hpp>
 
 #include <algorithm>
+#include <limits>
 
 namespace kbt::detail {
 
@@ -210,7 +211,7 @@ void create_row_dataset(hid_t parent, const std::string& name, hid_t file_type, 
 
 }  // namespace
 
-void create_row_datasets(hid_t file, const std::vector<std::string>& param_names, std::uint64_t n,
+void create_row_datasets(hid_t file, const std::vector<std::string>& param_names, std::uint64_t n, MetricMask mask,
                          const std::function<void(std::uint64_t, std::uint64_t, std::uint64_t*, double*)>& fill,
                          const std::string& path) {
   const std::size_t np = param_names.size();
@@ -225,7 +226,12 @@ void create_row_datasets(hid_t file, const std::vector<std::string>& param_names
   }
   {
     H5Id g = make_group(file, "metrics", path);
-    for (const char* name : metric_names()) create_row_dataset(g, name, H5T_IEEE_F64LE, n, path);
+    std::string computed;
+    for (const auto& name : metric_names_of(mask)) {
+      create_row_dataset(g, name, H5T_IEEE_F64LE, n, path);
+      computed += (computed.empty() ? "" : ",") + name;
+    }
+    write_string(g, "computed", computed, path, true);
   }
   std::vector<std::uint64_t> ids;
   std::vector<double> params, column;
@@ -243,10 +249,11 @@ void create_row_datasets(hid_t file, const std::vector<std::string>& param_names
   }
 }
 
-void write_metric_rows(hid_t file, std::uint64_t first, std::uint64_t count, const double* metrics,
+void write_metric_rows(hid_t file, std::uint64_t first, std::uint64_t count, const double* metrics, MetricMask mask,
                        const std::string& path) {
   std::vector<double> column(static_cast<std::size_t>(count));
   for (std::size_t m = 0; m < n_metrics; ++m) {
+    if (!has_metric(mask, static_cast<int>(m))) continue;
     for (std::size_t i = 0; i < count; ++i) column[i] = metrics[i * n_metrics + m];
     transfer_rows(file, std::string("metrics/") + metric_names()[m], H5T_NATIVE_DOUBLE, first, count, column.data(),
                   true, path);
@@ -284,6 +291,10 @@ FileRows::FileRows(hid_t file, std::string path, std::shared_ptr<const void> own
   hsize_t n = 0;
   open_1d(file_, "combo_id", n, path_);
   n_ = n;
+  // Files written before metric sets hold all 21.
+  for (std::size_t m = 0; m < n_metrics; ++m)
+    if (H5Lexists(file_, (std::string("metrics/") + metric_names()[m]).c_str(), H5P_DEFAULT) > 0)
+      mask_ |= MetricMask(1) << m;
 }
 
 void FileRows::read(std::uint64_t first, std::uint64_t count, std::uint64_t* ids, double* params,
@@ -299,8 +310,11 @@ void FileRows::read(std::uint64_t first, std::uint64_t count, std::uint64_t* ids
     }
   if (metrics)
     for (std::size_t m = 0; m < n_metrics; ++m) {
-      transfer_rows(file_, std::string("metrics/") + metric_names()[m], H5T_NATIVE_DOUBLE, first, count,
-                    column.data(), false, path_);
+      if (has_metric(mask_, static_cast<int>(m)))
+        transfer_rows(file_, std::string("metrics/") + metric_names()[m], H5T_NATIVE_DOUBLE, first, count,
+                      column.data(), false, path_);
+      else
+        std::fill(column.begin(), column.end(), std::numeric_limits<double>::quiet_NaN());  // not computed
       for (std::size_t i = 0; i < count; ++i) metrics[i * n_metrics + m] = column[i];
     }
 }

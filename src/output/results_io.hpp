@@ -54,14 +54,15 @@ void transfer_rows(hid_t file, const std::string& name, hid_t mem_type, std::uin
 
 // Creates the row datasets for `n` rows and writes their combo ids and params,
 // `block` rows at a time from fill(first, count, ids, params); /metrics/<name>
-// are allocated and left for the sweep to write.
-void create_row_datasets(hid_t file, const std::vector<std::string>& param_names, std::uint64_t n,
+// (the metrics of `mask`; group attribute `computed` lists them) are allocated
+// and left for the sweep to write.
+void create_row_datasets(hid_t file, const std::vector<std::string>& param_names, std::uint64_t n, MetricMask mask,
                          const std::function<void(std::uint64_t first, std::uint64_t count, std::uint64_t* ids,
                                                   double* params)>& fill,
                          const std::string& path);
-// Writes the metrics of rows [first, first + count) (`metrics` row-major
-// [count][n_metrics]) into /metrics/<name>.
-void write_metric_rows(hid_t file, std::uint64_t first, std::uint64_t count, const double* metrics,
+// Writes the metrics of `mask` of rows [first, first + count) (`metrics`
+// row-major [count][n_metrics]) into /metrics/<name>.
+void write_metric_rows(hid_t file, std::uint64_t first, std::uint64_t count, const double* metrics, MetricMask mask,
                        const std::string& path);
 
 // The parameter names of a results file's /params, in declaration order.
@@ -74,6 +75,7 @@ class FileRows final : public ResultRows {
   FileRows(hid_t file, std::string path, std::shared_ptr<const void> owner = nullptr);
   std::uint64_t size() const override { return n_; }
   const std::vector<std::string>& param_names() const override { return param_names_; }
+  MetricMask metric_mask() const override { return mask_; }
   void read(std::uint64_t first, std::uint64_t count, std::uint64_t* ids, double* params,
             double* metrics) const override;
 
@@ -83,6 +85,7 @@ class FileRows final : public ResultRows {
   std::string path_;
   std::vector<std::string> param_names_;
   std::uint64_t n_ = 0;
+  MetricMask mask_ = 0;  // the /metrics/<name> datasets present
 };
 
 // What a finished results file holds beside its rows, written into `file`

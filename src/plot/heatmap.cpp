@@ -86,6 +86,7 @@ HeatmapGrid heatmap_grid(const SweepResults& r, const HeatmapRequest& request) {
   if (px == py) throw Error(ErrorCategory::config, "--x and --y both name '" + request.x + "'; give two parameters");
   const std::size_t n_params = r.param_names.size();
   if (!r.rows) throw Error(ErrorCategory::internal, "heatmap: results without rows");
+  require_metric(*r.rows, g.metric, "heatmap of '" + g.metric + "'");
 
   if (r.top_k > 0) g.best_row = r.best.rows.front();
   if (g.agg == "best" && !g.best_row)

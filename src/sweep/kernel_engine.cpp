@@ -32,7 +32,9 @@ class KernelEngine final : public SweepEngine {
     f.series_bytes = plan_.series_bytes(fp32 ? 4 : 8);
     t = std::chrono::steady_clock::now();
     if (sweep.n_combos() > 0) {
-      runner_ = make_kernel_sweep_runner(device, fp32, sweep.program, plan_, bars, sweep.sim, options);
+      KernelSweepOptions with_set = options;
+      with_set.metric_groups = sweep.metric_groups;
+      runner_ = make_kernel_sweep_runner(device, fp32, sweep.program, plan_, bars, sweep.sim, with_set);
       f.hoist_rows_resident = runner_->hoist_rows();
       f.hoist_tiles = runner_->hoist_tiles();
       f.hoist_recomputes_along_rows = runner_->hoist_recomputes_along_rows();
@@ -77,6 +79,17 @@ class KernelEngine final : public SweepEngine {
       out.phases.kernel_bytes = std::max(out.phases.kernel_bytes, k.kernel_bytes);
     }
     return out;
+  }
+
+  std::vector<double> all_metrics(const std::vector<std::uint64_t>& rows) override {
+    if (rows.empty()) return {};
+    runner_->set_scoring_window(sweep_.sim.window);
+    runner_->set_metric_groups(metric_group::all);
+    KernelTopKRequest none;
+    none.combo_ids.resize(rows.size());
+    KernelSweepOutput k = runner_->run(sweep_.combos.subset(rows).params(0, rows.size()), none);
+    runner_->set_metric_groups(sweep_.metric_groups);
+    return std::move(k.metrics);
   }
 
  private:

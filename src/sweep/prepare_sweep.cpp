@@ -35,6 +35,14 @@ void check_host_memory(const RunConfig& config, std::uint64_t n, std::uint64_t p
                   "sweep.max_combos");
 }
 
+unsigned metric_groups_for(const RunConfig& config) {
+  if (config.sweep.all_metrics) return metric_group::all;
+  MetricMask needed = metric_mask_of(config.sweep.metrics);
+  needed |= MetricMask(1) << metric_index(config.sweep.objective.metric);
+  needed |= MetricMask(1) << int(Metric::n_trades);  // min_trades
+  return compiled_set_for(needed);
+}
+
 std::uint64_t resident_bytes_per_combo(std::size_t n_params) {
   // The combo id, its params and its metrics, kept until the results are
   // written; one column copy at a time while writing.
@@ -61,6 +69,8 @@ PreparedSweep prepare_sweep(const RunConfig& config, const BarData& bars, const 
   if (options.sample) p.combos = p.combos.sample(*options.sample, options.sample_seed);
   for (std::size_t k = 0; k < grid.n_params(); ++k) p.param_names.push_back(grid.axis(k).name);
   p.sim = resolve_simulation(config, bars);
+  p.metric_groups = metric_groups_for(config);
+  p.metrics = metrics_of_groups(p.metric_groups);
   return p;
 }
 
@@ -70,6 +80,8 @@ PreparedSweep PreparedSweep::subset(const std::vector<std::uint64_t>& rows) cons
   s.param_names = param_names;
   s.combos_in_grid = combos_in_grid;
   s.sim = sim;
+  s.metric_groups = metric_groups;
+  s.metrics = metrics;
   s.combos = combos.subset(rows);
   return s;
 }

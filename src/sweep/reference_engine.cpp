@@ -10,6 +10,7 @@
 #include <kbt/sweep/top_k.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "sweep/host_parallel.hpp"
@@ -48,8 +49,10 @@ class ReferenceEngine final : public SweepEngine {
           evaluate_strategy_reference(sweep_.program, bars_, params.data() + j * sweep_.n_params(), &cache_);
       for (std::size_t w = 0; w < n_windows; ++w) {
         const SimulationResult sim = simulate_reference(bars_, sims[w], signals);
-        std::copy(sim.metrics.begin(), sim.metrics.end(),
-                  out.metrics.begin() + static_cast<std::ptrdiff_t>((w * count + j) * n_metrics));
+        double* row = out.metrics.data() + (w * count + j) * n_metrics;
+        // Every metric is computed; the sweep's set is what the rows keep.
+        for (std::size_t m = 0; m < n_metrics; ++m)
+          row[m] = has_metric(sweep_.metrics, static_cast<int>(m)) ? sim.metrics[m] : nan_;
       }
     });
     for (std::size_t w = 0; w < n_windows; ++w) {
@@ -62,6 +65,18 @@ class ReferenceEngine final : public SweepEngine {
     return out;
   }
 
+  std::vector<double> all_metrics(const std::vector<std::uint64_t>& rows) override {
+    const std::vector<double> params = sweep_.combos.subset(rows).params(0, rows.size());
+    std::vector<double> out(rows.size() * n_metrics);
+    detail::host_parallel_for(rows.size(), threads_, [&](std::size_t j) {
+      const StrategyOutputs signals =
+          evaluate_strategy_reference(sweep_.program, bars_, params.data() + j * sweep_.n_params(), &cache_);
+      const SimulationResult sim = simulate_reference(bars_, sweep_.sim, signals);
+      std::copy(sim.metrics.begin(), sim.metrics.end(), out.begin() + static_cast<std::ptrdiff_t>(j * n_metrics));
+    });
+    return out;
+  }
+
  private:
   const PreparedSweep& sweep_;
   const BarData& bars_;
@@ -69,6 +84,7 @@ class ReferenceEngine final : public SweepEngine {
   const std::string name_ = "reference";
   // Param-free and window-only series are computed once and shared (same bits).
   ReferenceSeriesCache cache_;
+  const double nan_ = std::numeric_limits<double>::quiet_NaN();
 };
 
 }  // namespace

@@ -54,9 +54,10 @@ std::shared_ptr<Checkpoint> open_checkpoint(const RunConfig& config, const Sweep
   identity.sample_seed = request.sample ? std::to_string(request.sample_seed) : std::string("none");
   for (const auto& sym : config.symbols) identity.symbols += (identity.symbols.empty() ? "" : ",") + sym;
   identity.n_combos = n;
-  if (request.resume) return Checkpoint::resume(request.checkpoint_path, identity, sweep.param_names, sweep.combos);
-  return Checkpoint::create(request.checkpoint_path, identity, sweep.param_names, sweep.combos, request.results_path,
-                            request.resume_command);
+  if (request.resume)
+    return Checkpoint::resume(request.checkpoint_path, identity, sweep.param_names, sweep.combos, sweep.metrics);
+  return Checkpoint::create(request.checkpoint_path, identity, sweep.param_names, sweep.combos, sweep.metrics,
+                            request.results_path, request.resume_command);
 }
 
 // Rows kept in memory (a run without a checkpoint): their metrics, chunk by chunk.
@@ -195,7 +196,7 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
     r.rows = checkpoint_rows;
   else
     r.rows = std::make_shared<MemoryRows>(sweep.param_names, sweep.combos.ids(0, n), sweep.combos.params(0, n),
-                                          std::move(memory.metrics));
+                                          std::move(memory.metrics), sweep.metrics);
   if (kernel) {
     // Phases of the kernel device (docs/sweep.md "Run profile"): uploads include
     // the one-off setup (program, data, series) and every chunk's combos.
@@ -233,6 +234,12 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   prof.set("resumed_combos", static_cast<double>(drive.resumed));
   prof.set("seconds_sweep", sweep_seconds);
   prof.set("seconds_topk", driven.seconds_merge);  // the merge of the chunks' top-Ks (inside seconds_sweep)
+  prof.set("metrics_computed", [&] {
+    std::string names;
+    for (const auto& m : metric_names_of(sweep.metrics)) names += (names.empty() ? "" : ",") + m;
+    return names;
+  }());
+  prof.set("seconds_best_rows", driven.seconds_best_rows);  // the best rows' other metrics (inside seconds_sweep)
   prof.set("topk_selected_on", engine->top_k_selected_on());
   // Rates count the combos this process simulated (not those of a checkpoint).
   const double simulated = static_cast<double>(n - drive.resumed);

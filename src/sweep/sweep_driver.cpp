@@ -61,6 +61,21 @@ DriverResult drive_sweep(SweepEngine& engine, const PreparedSweep& sweep, const 
   }
   timed_merge([&] { result.best = best.best(); });
   result.seconds_merge = merge_seconds;
+  // The best rows get every metric, on the same engine (docs/metrics.md "Metric sets").
+  if (sweep.metric_groups != metric_group::all && result.best.size() > 0) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::size_t> order(result.best.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return result.best.rows[a] < result.best.rows[b]; });
+    std::vector<std::uint64_t> ascending;
+    for (const std::size_t i : order) ascending.push_back(result.best.rows[i]);
+    const std::vector<double> full = engine.all_metrics(ascending);
+    if (full.size() != ascending.size() * n_metrics) throw Error(ErrorCategory::internal, "all_metrics: wrong shape");
+    for (std::size_t k = 0; k < order.size(); ++k)
+      std::copy_n(full.begin() + static_cast<std::ptrdiff_t>(k * n_metrics), n_metrics,
+                  result.best.metrics.begin() + static_cast<std::ptrdiff_t>(order[k] * n_metrics));
+    result.seconds_best_rows = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
   return result;
 }
 

@@ -64,11 +64,14 @@ RowTable TopRows::best() const {
 }
 
 RowTable select_top_rows(const ResultRows& rows, const Objective& objective, std::size_t k) {
+  require_metric(rows, objective.metric, "ranking by '" + objective.metric + "'");
   TopRows top(objective, k, rows.n_params());
   for_each_row_block(rows, 65536, RowParts{},
                      [&](std::uint64_t first, std::uint64_t count, const std::uint64_t* ids, const double* params,
                          const double* metrics) { top.offer_block(first, count, ids, params, metrics); });
-  return top.best();
+  RowTable best = top.best();
+  best.metric_mask = rows.metric_mask();
+  return best;
 }
 
 }  // namespace kbt

@@ -153,8 +153,8 @@ VerificationResults verify_candidates(const RunConfig& config, const BarData& ba
     if (v.mismatch_checked) {
       const double* before = candidates.metrics_of(i);
       const double* after = &v.metrics[i * n_metrics];
-      for (std::size_t m = 0; m < n_metrics; ++m)
-        if (!same_bits(before[m], after[m])) v.mismatch[i] = 1;
+      for (std::size_t m = 0; m < n_metrics; ++m)  // the metrics the sweep computed
+        if (has_metric(candidates.metric_mask, static_cast<int>(m)) && !same_bits(before[m], after[m])) v.mismatch[i] = 1;
     }
     if (v.rank_checked) {
       const auto a = static_cast<std::int64_t>(v.rank_after[i]), b = static_cast<std::int64_t>(v.rank_before[i]);

@@ -41,6 +41,21 @@ std::string sma_cross_yaml(IntRange fast, IntRange slow, int fee_bps) {
          "simulation: {fee_bps: " + std::to_string(fee_bps) + "}\n";
 }
 
+kbt::BarData first_bars(const kbt::BarData& bars, std::size_t n) {
+  const std::size_t nb = bars.n_bars();
+  if (n >= nb) return bars;
+  kbt::BarData c = bars;
+  for (auto& [name, col] : c.columns) {
+    std::vector<double> kept;
+    for (std::size_t s = 0; s < bars.n_symbols(); ++s)
+      kept.insert(kept.end(), col.begin() + static_cast<long>(s * nb), col.begin() + static_cast<long>(s * nb + n));
+    col = kept;
+  }
+  for (auto& [name, series] : c.exo) series.resize(n);
+  c.timestamps.resize(n);
+  return c;
+}
+
 kbt::ParamSpec param_axis(const std::string& name, std::vector<double> values) {
   kbt::ParamSpec p;
   p.name = name;

@@ -22,6 +22,10 @@ kbt::BarData synthetic_bars(std::size_t n_symbols, std::size_t n_bars, std::uint
 // NaN rules.
 void add_gap(kbt::BarData& bars, std::size_t symbol, std::size_t first, std::size_t count);
 
+// The first `n` bars of `bars` (every column and exo series; all of them when
+// n >= n_bars): short data for tests that run the reference engine.
+kbt::BarData first_bars(const kbt::BarData& bars, std::size_t n);
+
 // A parameter axis with these values (as `values: [...]` makes it).
 kbt::ParamSpec param_axis(const std::string& name, std::vector<double> values);
 

@@ -512,7 +512,7 @@ TEST(CliFaults, AGridTooLargeForTheDiskIsRefusedUpFront) {
   const auto r = kbt::test::run_kbt("run " + cfg + " --device reference --quiet --out " + (s / "r.h5"));
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("error [limit]: " + (s / "r.h5.partial.h5") +
-                          ": this run's results need about 192000.00 GB on disk for the rows of its 1000000000000 combos"),
+                          ": this run's results need about 80000.00 GB on disk for the rows of its 1000000000000 combos"),
             std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("--sample N"), std::string::npos) << r.output;

@@ -171,3 +171,45 @@ TEST(CliRun, KernelRunProfileHasEveryPhaseAndTheMemoryHighWaterMarks) {
   EXPECT_EQ(loaded.profile_text("topk_selected_on"), "serial");
   EXPECT_EQ(loaded.profile_text("device"), "serial");
 }
+
+// The sweep's metric set (docs/metrics.md "Metric sets"): /metrics holds the
+// set for every row (listed by the group attribute `computed`), /topk all 21;
+// ranking by a metric outside the set is refused with the setting that adds it.
+TEST(CliRun, RowsHoldTheMetricSetAndTheTopKEveryMetric) {
+  const auto dir = scratch("metric_set");
+  const auto out = (dir / "r.h5").string();
+  auto r = kbt::test::run_kbt("run " + config("sma_cross.yaml") + " --device reference --quiet --no-verify --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string attr = kbt::test::run_command("h5dump -a /metrics/computed " + out).output;
+  EXPECT_NE(attr.find("\"total_return,cagr,ann_volatility,sharpe,sortino,n_trades,final_equity\""), std::string::npos)
+      << attr;
+  const auto loaded = kbt::read_results_hdf5(out);
+  EXPECT_FALSE(kbt::has_metric(loaded.results.rows->metric_mask(), int(kbt::Metric::max_drawdown)));
+  const kbt::RowTable top = loaded.results.top_k_rows();
+  ASSERT_GT(top.size(), 0u);
+  for (std::size_t i = 0; i < top.size(); ++i) EXPECT_FALSE(std::isnan(top.metrics_of(i)[int(kbt::Metric::max_drawdown)]));
+  r = kbt::test::run_kbt("show " + out + " --sort max_drawdown");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("error [config]: --sort: 'max_drawdown' was not computed for every combo of this run"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("add it to sweep.metrics"), std::string::npos) << r.output;
+  EXPECT_EQ(kbt::test::run_kbt("show " + out + " --sort sortino").exit_code, 0);
+  // Asked for: every row has it.
+  const auto yaml = dir / "with_dd.yaml";
+  {
+    std::ifstream in(config("sma_cross.yaml"));
+    std::ofstream o(yaml);
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("data:", 0) == 0) line = std::string("data: ") + KBT_SOURCE_DIR + "/data/sample.h5";
+      if (line.rfind("sweep:", 0) == 0) line += "\n  metrics: [max_drawdown]";
+      o << line << "\n";
+    }
+  }
+  const auto out2 = (dir / "r2.h5").string();
+  r = kbt::test::run_kbt("run " + yaml.string() + " --device reference --quiet --no-verify --out " + out2);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = kbt::test::run_kbt("show " + out2 + " --sort max_drawdown --top 3");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(kbt::has_metric(kbt::read_results_hdf5(out2).results.rows->metric_mask(), int(kbt::Metric::calmar)));
+}

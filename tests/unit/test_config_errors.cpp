@@ -186,3 +186,17 @@ TEST(ConfigErrors, OneDocumentOnly) {
   expect_error(head + "---\nfoo: 1\n", kbt::ErrorCategory::config, "cfg.yaml:5:1: ",
                "a run config is one YAML document; this file holds 2");
 }
+
+// sweep.metrics: `all` or metric names, each checked where it is written.
+TEST(ConfigErrors, SweepMetricsNameKnownMetrics) {
+  expect_error(head + "sweep:\n  metrics: [sharpe, max_drawdwn]\n", kbt::ErrorCategory::config, "cfg.yaml:5:21: ",
+               "sweep.metrics: unknown metric 'max_drawdwn'; did you mean 'max_drawdown'?");
+  expect_error(head + "sweep:\n  metrics: some\n", kbt::ErrorCategory::config, "cfg.yaml:5:12: ",
+               "all, or a list of metric names");
+  const kbt::RunConfig all = kbt::parse_run_config(head + "sweep: {metrics: all}\n", "cfg.yaml", "");
+  EXPECT_TRUE(all.sweep.all_metrics);
+  const kbt::RunConfig some = kbt::parse_run_config(head + "sweep: {metrics: [win_rate, calmar]}\n", "cfg.yaml", "");
+  EXPECT_FALSE(some.sweep.all_metrics);
+  EXPECT_EQ(some.sweep.metrics, (std::vector<std::string>{"win_rate", "calmar"}));
+  EXPECT_TRUE(kbt::parse_run_config(head, "cfg.yaml", "").sweep.metrics.empty());  // default: what the run needs
+}

@@ -278,11 +278,11 @@ TEST(ResumeCheckpoint, CreationNeverOverwritesAnotherCheckpoint) {
   kbt::CheckpointIdentity id = kbt::CheckpointIdentity::for_data(std::string(KBT_SOURCE_DIR) + "/data/sample.h5", "0123456789abcdef");
   id.n_combos = 3;
   const std::string path = (dir / "r.h5.partial.h5").string();
-  auto first = kbt::Checkpoint::create(path, id, {"a"}, combos, "r.h5", "kbt run first --resume");
+  auto first = kbt::Checkpoint::create(path, id, {"a"}, combos, kbt::all_metrics_mask, "r.h5", "kbt run first --resume");
   const std::vector<double> rows(2 * kbt::n_metrics, 0.5);
   first->commit(0, 2, rows.data());
   try {
-    kbt::Checkpoint::create(path, id, {"a"}, combos, "r.h5", "kbt run second --resume");
+    kbt::Checkpoint::create(path, id, {"a"}, combos, kbt::all_metrics_mask, "r.h5", "kbt run second --resume");
     ADD_FAILURE() << "overwritten";
   } catch (const kbt::Error& e) {
     EXPECT_NE(std::string(e.what()).find("appeared meanwhile"), std::string::npos) << e.what();

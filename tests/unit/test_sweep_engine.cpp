@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "support/synthetic.hpp"
+
 namespace {
 
 // Position and signal forms, a swept window, a streamed rsi and stops: the
@@ -47,19 +49,6 @@ kbt::BarData bars_of(std::size_t n_bars) {
   return kbt::synth_bars(o);
 }
 
-// The first `n` bars of `bars`.
-kbt::BarData cut(const kbt::BarData& bars, std::size_t n) {
-  kbt::BarData c = bars;
-  const std::size_t nb = bars.n_bars();
-  for (auto& [name, col] : c.columns) {
-    std::vector<double> kept;
-    for (std::size_t s = 0; s < bars.n_symbols(); ++s)
-      kept.insert(kept.end(), col.begin() + static_cast<long>(s * nb), col.begin() + static_cast<long>(s * nb + n));
-    col = kept;
-  }
-  c.timestamps.resize(n);
-  return c;
-}
 
 void expect_same_bits(const std::vector<double>& a, const std::vector<double>& b, const std::string& what) {
   ASSERT_EQ(a.size(), b.size()) << what;
@@ -109,7 +98,7 @@ TEST(SweepEngine, EveryEngineGivesTheReferenceBitsOnSeveralWindowsAndEachWindowA
     // And so does the run of a config that scores from `begin` on data that ends at `end`.
     kbt::RunConfig config = f.config;
     config.simulation.score_start_bar = static_cast<std::int64_t>(windows[w].begin);
-    const kbt::BarData bars = cut(f.bars, windows[w].end);
+    const kbt::BarData bars = kbt::test::first_bars(f.bars, windows[w].end);
     const kbt::PreparedSweep cut_sweep = kbt::prepare_sweep(config, bars);
     const auto cut_engine = kbt::make_reference_engine(cut_sweep, bars, 1);
     expect_same_bits(cut_engine->run(0, n, {}, f.top_k).metrics, window_slice(ref, w, n), "cut data");
@@ -156,6 +145,12 @@ TEST(SweepDriver, ChunksAndAResumePointGiveTheBitsAndTopKOfOnePass) {
   expect_trades(all);
   const auto expected_top = kbt::select_top_k(all, f.ids, f.top_k.objective, f.top_k.k);
   ASSERT_EQ(expected_top.size(), 5u);
+  // The same rows with every metric.
+  ASSERT_NE(f.sweep.metric_groups, kbt::metric_group::all);
+  kbt::PreparedSweep with_all = f.sweep;
+  with_all.metric_groups = kbt::metric_group::all;
+  with_all.metrics = kbt::all_metrics_mask;
+  const std::vector<double> all_21 = kbt::make_reference_engine(with_all, f.bars)->run(0, n, {}, f.top_k).metrics;
   std::vector<std::unique_ptr<kbt::SweepEngine>> engines;
   engines.push_back(kbt::make_reference_engine(f.sweep, f.bars));
   for (const auto& space : kbt::enabled_execution_spaces())
@@ -185,8 +180,9 @@ TEST(SweepDriver, ChunksAndAResumePointGiveTheBitsAndTopKOfOnePass) {
         const kbt::DriverResult r = kbt::drive_sweep(*e, f.sweep, f.top_k, o);
         expect_same_bits(metrics, all, "metrics");
         EXPECT_EQ(r.best.rows, std::vector<std::uint64_t>(expected_top.begin(), expected_top.end()));
-        // The best rows carry their ids, params and metrics.
-        const kbt::MemoryRows every(f.sweep.param_names, f.ids, f.sweep.combos.params(0, n), all);
+        // The best rows carry their ids, params and all 21 metrics (the
+        // sweep's set is smaller: they were simulated again).
+        const kbt::MemoryRows every(f.sweep.param_names, f.ids, f.sweep.combos.params(0, n), all_21);
         const kbt::RowTable expected = kbt::read_rows(every, r.best.rows);
         EXPECT_EQ(r.best.combo_ids, expected.combo_ids);
         EXPECT_EQ(r.best.params, expected.params);

@@ -12,6 +12,7 @@
 #include <kbt/sweep/sweep_kernel.hpp>
 
 #include "support/cli_runner.hpp"
+#include "support/synthetic.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -42,18 +43,7 @@ Case prepare(const std::string& config_name, std::size_t sample, std::size_t fir
   Case c;
   c.config = kbt::load_run_config(std::string(KBT_SOURCE_DIR) + "/configs/" + config_name);
   c.bars = kbt::load_bars_hdf5(c.config.data_path, c.config.symbols);
-  if (first_bars > 0 && first_bars < c.bars.n_bars()) {
-    // Keep the first bars only, to keep the reference fast.
-    const std::size_t nb = c.bars.n_bars();
-    for (auto& [name, col] : c.bars.columns) {
-      std::vector<double> cut;
-      for (std::size_t s = 0; s < c.bars.n_symbols(); ++s)
-        cut.insert(cut.end(), col.begin() + static_cast<long>(s * nb), col.begin() + static_cast<long>(s * nb + first_bars));
-      col = cut;
-    }
-    for (auto& [name, col] : c.bars.exo) col.resize(first_bars);
-    c.bars.timestamps.resize(first_bars);
-  }
+  if (first_bars > 0) c.bars = kbt::test::first_bars(c.bars, first_bars);  // to keep the reference fast
   compile_and_sample(c, sample, 42);
   return c;
 }

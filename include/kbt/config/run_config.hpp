@@ -76,6 +76,11 @@ struct SweepSettings {
   std::string precision = "fp64";  // fp64 | fp32
   Objective objective;
   std::int64_t top_k = 1000;
+  // Metrics computed for every combo besides what the run needs (the
+  // objective, n_trades); every metric when `all_metrics`. The best rows
+  // always get all 21 (docs/metrics.md "Metric sets").
+  std::vector<std::string> metrics;
+  bool all_metrics = false;
   // Limits, checked before any work. max_combos bounds the grid before constraints.
   std::optional<double> memory_budget_mb;  // device memory a sweep may use; absent = auto
   std::uint64_t max_combos = 100000000;

@@ -7,16 +7,26 @@
 // IEEE operations with no storage, no sorting and no second pass, so that a
 // streaming sweep kernel holding this struct in registers reproduces the
 // reference engine's fp64 values bit for bit. Callable on host and device.
+//
+// `Groups` (metric_set.hpp) compiles in only the state of some metrics: the
+// others are neither updated nor kept (finish() writes NaN for them), and the
+// metrics of the set get the same bits as with every group.
 
 #include <kbt/core/detail/scalar_math.hpp>
+#include <kbt/metrics/metric_set.hpp>
 #include <kbt/metrics/metrics.hpp>
 
 #include <Kokkos_Core.hpp>
 
 namespace kbt {
 
-template <class Real>
+template <class Real, unsigned Groups = metric_group::all>
 struct BasicMetricsAccumulator {
+  static constexpr bool with_returns = (Groups & metric_group::returns) != 0;
+  static constexpr bool with_drawdown = (Groups & metric_group::drawdown) != 0;
+  static constexpr bool with_trades = (Groups & metric_group::trades) != 0;
+  static constexpr bool with_activity = (Groups & metric_group::activity) != 0;
+
   Real initial_equity = 0;
   Real periods_per_year = 0;
 
@@ -55,15 +65,23 @@ struct BasicMetricsAccumulator {
 
   // One fill: notional = |delta units| * executed price; fee as charged.
   KOKKOS_INLINE_FUNCTION void add_fill(Real notional, Real fee) {
-    traded_notional += notional;
-    fees += fee;
+    if constexpr (with_activity) {
+      traded_notional += notional;
+      fees += fee;
+    }
   }
 
   // Funding charged to the account on one symbol and bar (negative = received).
-  KOKKOS_INLINE_FUNCTION void add_funding(Real cost) { funding += cost; }
+  KOKKOS_INLINE_FUNCTION void add_funding(Real cost) {
+    if constexpr (with_activity) funding += cost;
+  }
 
   // One closed trade: its return and its duration in bars.
   KOKKOS_INLINE_FUNCTION void add_trade(Real trade_return, Real duration_bars) {
+    if constexpr (!with_trades) {
+      n_trades += 1;
+      return;
+    }
     if (n_trades == 0) {
       best_trade = trade_return;
       worst_trade = trade_return;
@@ -85,29 +103,35 @@ struct BasicMetricsAccumulator {
   // Equity at the close of the next window bar; `exposed`: a position was held
   // during the bar (see docs/semantics.md).
   KOKKOS_INLINE_FUNCTION void add_bar(Real equity, bool exposed) {
-    const Real r = equity / prev_equity - Real(1);
-    prev_equity = equity;
     n_bars += 1;
-    // Welford, in bar order.
-    const Real delta = r - mean;
-    mean += delta / Real(n_bars);
-    m2 += delta * (r - mean);
-    const Real down = r < Real(0) ? r : Real(0);
-    downside_sq += down * down;
-    // Drawdown from the running peak (the peak includes the initial equity).
-    if (equity > peak) peak = equity;
-    const Real dd = equity / peak - Real(1);
-    if (dd < max_dd) max_dd = dd;
-    dd_sq += dd * dd;
-    // The longest stretch is taken when a stretch ends (and in finish()).
-    if (equity < peak) {
-      dd_run += 1;
-    } else {
-      if (dd_run > dd_run_max) dd_run_max = dd_run;
-      dd_run = 0;
+    if constexpr (with_returns) {
+      const Real r = equity / prev_equity - Real(1);
+      // Welford, in bar order.
+      const Real delta = r - mean;
+      mean += delta / Real(n_bars);
+      m2 += delta * (r - mean);
+      const Real down = r < Real(0) ? r : Real(0);
+      downside_sq += down * down;
     }
-    equity_sum += equity;
-    exposed_bars += exposed ? 1 : 0;
+    prev_equity = equity;
+    if constexpr (with_drawdown) {
+      // Drawdown from the running peak (the peak includes the initial equity).
+      if (equity > peak) peak = equity;
+      const Real dd = equity / peak - Real(1);
+      if (dd < max_dd) max_dd = dd;
+      dd_sq += dd * dd;
+      // The longest stretch is taken when a stretch ends (and in finish()).
+      if (equity < peak) {
+        dd_run += 1;
+      } else {
+        if (dd_run > dd_run_max) dd_run_max = dd_run;
+        dd_run = 0;
+      }
+    }
+    if constexpr (with_activity) {
+      equity_sum += equity;
+      exposed_bars += exposed ? 1 : 0;
+    }
   }
 
   // Writes the n_metrics values in kbt::Metric order.
@@ -150,6 +174,33 @@ struct BasicMetricsAccumulator {
     out[int(Metric::fees_paid)] = fees;
     out[int(Metric::funding_paid)] = funding;
     out[int(Metric::final_equity)] = final_equity;
+
+    // The metrics outside the set were not accumulated.
+    if constexpr (!with_returns) {
+      out[int(Metric::ann_volatility)] = nan;
+      out[int(Metric::sharpe)] = nan;
+      out[int(Metric::sortino)] = nan;
+    }
+    if constexpr (!with_drawdown) {
+      out[int(Metric::calmar)] = nan;
+      out[int(Metric::max_drawdown)] = nan;
+      out[int(Metric::max_drawdown_duration)] = nan;
+      out[int(Metric::ulcer_index)] = nan;
+    }
+    if constexpr (!with_trades) {
+      out[int(Metric::win_rate)] = nan;
+      out[int(Metric::profit_factor)] = nan;
+      out[int(Metric::avg_trade_return)] = nan;
+      out[int(Metric::best_trade)] = nan;
+      out[int(Metric::worst_trade)] = nan;
+      out[int(Metric::avg_trade_duration)] = nan;
+    }
+    if constexpr (!with_activity) {
+      out[int(Metric::exposure)] = nan;
+      out[int(Metric::turnover)] = nan;
+      out[int(Metric::fees_paid)] = nan;
+      out[int(Metric::funding_paid)] = nan;
+    }
   }
 
   // Host convenience: the metrics as a MetricRow.

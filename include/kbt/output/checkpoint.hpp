@@ -54,15 +54,18 @@ class Checkpoint : public std::enable_shared_from_this<Checkpoint> {
   // Writes a new checkpoint with 0 combos done (atomically: the file appears
   // whole, and only if no checkpoint is at `path`), with the ids and values
   // of every row of `combos` (written a block at a time).
+  // `metrics`: the metric set every row holds (the others are not stored).
   static std::shared_ptr<Checkpoint> create(const std::string& path, const CheckpointIdentity& identity,
                                             const std::vector<std::string>& param_names, const ComboRows& combos,
-                                            const std::string& results_path, const std::string& resume_command);
+                                            MetricMask metrics, const std::string& results_path,
+                                            const std::string& resume_command);
   // Opens an existing checkpoint and refuses it (kbt::Error naming what
   // differs) unless it belongs to this run: the same identity and the same
   // combos (compared a block at a time). A checkpoint whose finish() was
   // interrupted is taken back to incomplete.
   static std::shared_ptr<Checkpoint> resume(const std::string& path, const CheckpointIdentity& identity,
-                                            const std::vector<std::string>& param_names, const ComboRows& combos);
+                                            const std::vector<std::string>& param_names, const ComboRows& combos,
+                                            MetricMask metrics);
 
   // The file stays open (read-write, without HDF5's file lock) from create()
   // or resume() until finish() or destruction, so that readers of the live
@@ -94,11 +97,12 @@ class Checkpoint : public std::enable_shared_from_this<Checkpoint> {
   void finish(const SweepResults& results, const RunProfile& profile, const VerificationResults* verification);
 
  private:
-  Checkpoint(std::string path, std::int64_t file, std::uint64_t done, std::uint64_t total)
-      : path_(std::move(path)), file_(file), done_(done), total_(total) {}
+  Checkpoint(std::string path, std::int64_t file, std::uint64_t done, std::uint64_t total, MetricMask metrics)
+      : path_(std::move(path)), file_(file), done_(done), total_(total), metrics_(metrics) {}
   std::string path_;
   std::int64_t file_ = -1;  // the HDF5 file identifier (hid_t)
   std::uint64_t done_ = 0, total_ = 0;
+  MetricMask metrics_ = all_metrics_mask;
 };
 
 // Removes the checkpoint file (no error when absent).

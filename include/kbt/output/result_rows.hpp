@@ -6,6 +6,7 @@
 // them block by block, so that no process holds a 10^8-row sweep in memory
 // (docs/results.md "Memory").
 
+#include <kbt/metrics/metric_set.hpp>
 #include <kbt/metrics/metrics.hpp>
 
 #include <cstddef>
@@ -24,6 +25,9 @@ struct RowTable {
   std::vector<double> params;            // [n][n_params] row-major
   std::vector<double> metrics;           // [n][n_metrics] row-major
   std::size_t n_params = 0;
+  // The metrics these rows hold; the others are NaN because they were not
+  // computed (docs/metrics.md "Metric sets").
+  MetricMask metric_mask = all_metrics_mask;
 
   std::size_t size() const { return rows.size(); }
   const double* params_of(std::size_t i) const { return params.data() + i * n_params; }
@@ -39,6 +43,8 @@ class ResultRows {
   virtual std::uint64_t size() const = 0;
   virtual const std::vector<std::string>& param_names() const = 0;
   std::size_t n_params() const { return param_names().size(); }
+  // The metrics every row holds (the sweep's metric set); the others read as NaN.
+  virtual MetricMask metric_mask() const = 0;
   // Rows [first, first + count): ids [count], params [count][n_params()],
   // metrics [count][n_metrics], row-major; a null pointer skips that part.
   virtual void read(std::uint64_t first, std::uint64_t count, std::uint64_t* ids, double* params,
@@ -48,10 +54,12 @@ class ResultRows {
 // Rows held in memory.
 class MemoryRows final : public ResultRows {
  public:
+  // Metrics outside `mask` must be NaN.
   MemoryRows(std::vector<std::string> param_names, std::vector<std::uint64_t> combo_ids, std::vector<double> params,
-             std::vector<double> metrics);
+             std::vector<double> metrics, MetricMask mask = all_metrics_mask);
   std::uint64_t size() const override { return combo_ids_.size(); }
   const std::vector<std::string>& param_names() const override { return param_names_; }
+  MetricMask metric_mask() const override { return mask_; }
   void read(std::uint64_t first, std::uint64_t count, std::uint64_t* ids, double* params,
             double* metrics) const override;
 
@@ -59,7 +67,12 @@ class MemoryRows final : public ResultRows {
   std::vector<std::string> param_names_;
   std::vector<std::uint64_t> combo_ids_;
   std::vector<double> params_, metrics_;
+  MetricMask mask_;
 };
+
+// kbt::Error(config) unless every row holds `metric`: names the metrics they
+// hold and the setting that adds more (sweep.metrics). `what`: the option.
+void require_metric(const ResultRows& rows, const std::string& metric, const std::string& what);
 
 // Rows a block at a time (at most `block` rows): visit(first, count, ids,
 // params, metrics), each part null unless asked for.

@@ -26,6 +26,9 @@ struct KernelSweepOptions {
   // Two combos per thread (1), one (0), or the space's default (-1,
   // default_pair_combos). Results do not depend on it.
   int pair_combos = -1;
+  // The metric set the kernel accumulates (one of compiled_metric_sets,
+  // metrics/metric_set.hpp); the other metrics come back NaN.
+  unsigned metric_groups = 15;  // metric_group::all
 };
 
 // Host spaces pair combos (the metrics' division chains of two combos overlap

@@ -11,6 +11,7 @@
 #include <kbt/config/run_config.hpp>
 #include <kbt/data/bar_data.hpp>
 #include <kbt/lang/program.hpp>
+#include <kbt/metrics/metric_set.hpp>
 #include <kbt/simulation/resolved_simulation.hpp>
 
 #include <cstddef>
@@ -27,6 +28,11 @@ struct PreparedSweep {
   ComboRows combos;                       // [n] grid numbering (docs/config.md), ascending ids
   std::uint64_t combos_in_grid = 0;       // before constraints and sampling
   ResolvedSimulation sim;                 // resolve_simulation(config, bars)
+  // The metric set of the sweep pass (metric_set.hpp): the smallest compiled
+  // set holding the objective, n_trades and sweep.metrics, and the metrics it
+  // yields (what every row holds; the best rows get all 21).
+  unsigned metric_groups = metric_group::all;
+  MetricMask metrics = all_metrics_mask;
 
   std::size_t n_params() const { return param_names.size(); }
   std::size_t n_combos() const { return static_cast<std::size_t>(combos.size()); }
@@ -39,6 +45,9 @@ struct PrepareOptions {
   std::optional<std::uint64_t> sample;  // keep a deterministic random subset of this many combos
   std::uint64_t sample_seed = 0;
 };
+
+// The metric set a config's sweep pass needs (PreparedSweep::metric_groups).
+unsigned metric_groups_for(const RunConfig& config);
 
 // Host memory per combo of a sweep whose rows are all kept in memory (the
 // C++ API's run_sweep without a checkpoint; bytes).

@@ -31,10 +31,13 @@ struct DriverOptions {
 };
 
 struct DriverResult {
-  RowTable best;                   // the best top_k.k eligible rows of the sweep, best first
+  // The best top_k.k eligible rows of the sweep, best first, with all 21
+  // metrics (simulated again when the sweep's metric set is smaller).
+  RowTable best;
   std::size_t chunks = 0;          // chunks simulated by this call
   EnginePhases phases;             // summed over the chunks (kernel_bytes: the maximum)
   double seconds_merge = 0;        // the host merge of the chunks' top-Ks
+  double seconds_best_rows = 0;    // the best rows' other metrics
 };
 
 // Simulates combos [options.resumed, n) of `sweep` on its own scoring window;

@@ -28,7 +28,8 @@ struct EnginePhases {
 };
 
 struct EngineOutput {
-  // [window][combo in range][n_metrics], row-major.
+  // [window][combo in range][n_metrics], row-major; the metrics outside the
+  // sweep's metric set (PreparedSweep::metrics) are NaN.
   std::vector<double> metrics;
   // Per window: up to k rows of the range (0 = `begin`), best first by the
   // objective (kbt::select_top_k's order).
@@ -54,6 +55,10 @@ class SweepEngine {
                            const EngineTopK& top_k) = 0;
   // Where the engine selects top-Ks: "host" or the device's name.
   virtual std::string top_k_selected_on() const = 0;
+  // All 21 metrics of the sweep's rows `rows` (ascending), on its own scoring
+  // window: [row][n_metrics], row-major. The best rows of a sweep run with a
+  // smaller metric set get their other metrics here (on the same device).
+  virtual std::vector<double> all_metrics(const std::vector<std::uint64_t>& rows) = 0;
 };
 
 // The reference engine on `threads` host threads (0 = all cores). Series that

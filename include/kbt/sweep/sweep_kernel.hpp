@@ -66,6 +66,9 @@ class KernelSweepRunner {
   // The scoring window of later run() calls (initially the resolved
   // simulation's); indicators still warm up on all bars before it.
   virtual void set_scoring_window(const ScoringWindow& window) = 0;
+  // The metric set of later run() calls (initially the options'): the smallest
+  // compiled set holding `groups` (metrics/metric_set.hpp).
+  virtual void set_metric_groups(unsigned groups) = 0;
 };
 
 // The memory a sweep on ExecSpace may use when the config does not say: on a
@@ -230,6 +233,10 @@ class KernelSweeper final : public KernelSweepRunner {
     check_scoring_windows({window}, plan_.n_bars);
     functor_.portfolio.rules.window_begin = static_cast<int>(window.begin);
     functor_.portfolio.rules.window_end = static_cast<int>(window.end);
+  }
+
+  void set_metric_groups(unsigned groups) override {
+    functor_.metric_groups = compiled_set_for(metrics_of_groups(groups));
   }
 
   std::size_t hoist_rows() const override { return rows_; }

@@ -66,6 +66,7 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
   const std::size_t n_sym = plan.n_symbols;
 
   Functor f;
+  f.metric_groups = compiled_set_for(metrics_of_groups(options.metric_groups));  // a compiled set
   Evaluator& e = f.eval;
   e.n_regs = static_cast<int>(plan.n_registers);
   e.n_sym = static_cast<int>(n_sym);

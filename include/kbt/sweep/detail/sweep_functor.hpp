@@ -2,9 +2,11 @@
 // The sweep kernel (docs/sweep.md): one combo per thread, streaming over bars
 // with its state in per-thread memory. Each block of bars is evaluated by the
 // BlockEvaluator, then the PortfolioStep (kbt/simulation/portfolio_step.hpp)
-// walks it bar by bar, and the metrics accumulator reduces the bars to the 21
-// metrics in the same pass. A single-symbol run keeps its portfolio state in
-// registers. Written once, templated on the execution space and the real type.
+// walks it bar by bar, and the metrics accumulator reduces the bars to the
+// metrics of the run's metric set (metrics/metric_set.hpp; a compile-time
+// choice made once per launch) in the same pass. A single-symbol run keeps its
+// portfolio state in registers. Written once, templated on the execution space
+// and the real type.
 
 #include <kbt/metrics/metrics_accumulator.hpp>
 #include <kbt/simulation/portfolio_step.hpp>
@@ -22,15 +24,16 @@ struct SweepFunctor {
   using Evaluator = BlockEvaluator<ExecSpace, Real>;
   using Step = PortfolioStep<ExecSpace, Real>;
   using Symbol = PortfolioSymbol<Real>;
-  using Accumulator = BasicMetricsAccumulator<Real>;
-  using Acct = Account<Real, Accumulator>;
+  template <unsigned Groups>
+  using Acct = Account<Real, BasicMetricsAccumulator<Real, Groups>>;
   // Per-combo symbol states, one contiguous row per combo (read through a pointer).
   using SymbolStates = Kokkos::View<Symbol**, Kokkos::LayoutRight, memory_space>;
 
   Evaluator eval;
   Step portfolio;
   SymbolStates sym;                                // [combo in chunk][symbol]
-  Kokkos::View<double**, memory_space> metrics;    // [combo][n_metrics]
+  Kokkos::View<double**, memory_space> metrics;    // [combo][n_metrics]; NaN outside the metric set
+  unsigned metric_groups = metric_group::all;      // one of compiled_metric_sets
   // Evaluation only (no simulation): register to write per symbol and bar.
   int emit_register = -1;
   Kokkos::View<Real**, memory_space> emitted;      // [symbol][bar]
@@ -44,6 +47,7 @@ struct SweepFunctor {
   };
 
   // Where step() leaves a bar's outcome: add_bar, or the deferred buffer.
+  template <class Accumulator>
   struct BarSink {
     Accumulator& acc;
     DeferredBars* deferred;
@@ -62,8 +66,8 @@ struct SweepFunctor {
   // `deferred`, each bar's outcome is recorded instead of fed to add_bar: the
   // bar fields of the accumulator are disjoint from the fill, trade and
   // funding fields, so feeding them later, in bar order, gives the same bits.
-  template <int NSym, int StepKind>
-  KOKKOS_FORCEINLINE_FUNCTION void advance(int i, Symbol* st, Acct& a, int t0, int b0, int b1,
+  template <int NSym, int StepKind, class Account>
+  KOKKOS_FORCEINLINE_FUNCTION void advance(int i, Symbol* st, Account& a, int t0, int b0, int b1,
                                            DeferredBars* deferred) const {
     const PortfolioSignals<Real> sig = eval.signals_of(i, t0);
     const int window_begin = portfolio.rules.window_begin, window_end = portfolio.rules.window_end;
@@ -71,21 +75,22 @@ struct SweepFunctor {
     portfolio.template warm_up<NSym>(sig, st, b0, warm_end);
     for (int b = warm_end; b < b1; ++b) {
       const int t = t0 + b;
-      BarSink sink{a.acc, deferred};
+      BarSink<decltype(a.acc)> sink{a.acc, deferred};
       portfolio.template step<NSym, StepKind>(sig, st, t, b, t + 1 == window_end, a, sink);
     }
   }
 
-  KOKKOS_FORCEINLINE_FUNCTION void write_metrics(int i, const Acct& a) const {
+  template <class Account>
+  KOKKOS_FORCEINLINE_FUNCTION void write_metrics(int i, const Account& a) const {
     Real result[n_metrics];
     a.acc.finish(result);
     for (int m = 0; m < int(n_metrics); ++m) metrics(eval.first + i, m) = double(result[m]);
   }
 
-  template <int NSym, int StepKind>
+  template <int NSym, int StepKind, unsigned Groups>
   KOKKOS_FORCEINLINE_FUNCTION void simulate(int i, Symbol* st) const {
     Step::template reset<NSym>(st, portfolio.n_sym);
-    Acct a = portfolio.template open_account<Accumulator>();
+    Acct<Groups> a = portfolio.template open_account<BasicMetricsAccumulator<Real, Groups>>();
     const int end = portfolio.rules.window_end, block = eval.block;
     for (int t0 = 0; t0 < end; t0 += block) {
       const int nb = end - t0 < block ? end - t0 : block;
@@ -99,12 +104,12 @@ struct SweepFunctor {
   // simulated for one combo, then the other, and the bar metrics of both are
   // accumulated in one loop, so that the two chains of divisions of the
   // metrics (docs/metrics.md) overlap instead of following each other.
-  template <int NSym, int StepKind>
+  template <int NSym, int StepKind, unsigned Groups>
   KOKKOS_FORCEINLINE_FUNCTION void simulate_pair(int i0, Symbol* st0, int i1, Symbol* st1) const {
     Step::template reset<NSym>(st0, portfolio.n_sym);
     Step::template reset<NSym>(st1, portfolio.n_sym);
-    Acct a0 = portfolio.template open_account<Accumulator>();
-    Acct a1 = portfolio.template open_account<Accumulator>();
+    Acct<Groups> a0 = portfolio.template open_account<BasicMetricsAccumulator<Real, Groups>>();
+    Acct<Groups> a1 = portfolio.template open_account<BasicMetricsAccumulator<Real, Groups>>();
     DeferredBars d0, d1;
     const int end = portfolio.rules.window_end, block = eval.block;
     for (int t0 = 0; t0 < end; t0 += block) {
@@ -177,27 +182,47 @@ struct SweepFunctor {
     }
   }
 
-  // The run's step (PortfolioRules::step) as a compile-time one.
+  // The run's step (PortfolioRules::step) and metric set as compile-time ones.
   template <int NSym>
   KOKKOS_FORCEINLINE_FUNCTION void simulate_with_step(int i, Symbol* st) const {
     switch (PortfolioStepKind(portfolio.rules.step)) {
-      case PortfolioStepKind::close_fills: simulate<NSym, int(PortfolioStepKind::close_fills)>(i, st); break;
+      case PortfolioStepKind::close_fills: simulate_with_set<NSym, int(PortfolioStepKind::close_fills)>(i, st); break;
       case PortfolioStepKind::close_fills_with_carry:
-        simulate<NSym, int(PortfolioStepKind::close_fills_with_carry)>(i, st);
+        simulate_with_set<NSym, int(PortfolioStepKind::close_fills_with_carry)>(i, st);
         break;
-      default: simulate<NSym, int(PortfolioStepKind::general)>(i, st);
+      default: simulate_with_set<NSym, int(PortfolioStepKind::general)>(i, st);
+    }
+  }
+  template <int NSym, int StepKind>
+  KOKKOS_FORCEINLINE_FUNCTION void simulate_with_set(int i, Symbol* st) const {
+    constexpr unsigned returns = metric_group::returns, drawdown = metric_group::drawdown;
+    switch (metric_groups) {
+      case 0: simulate<NSym, StepKind, 0>(i, st); break;
+      case returns: simulate<NSym, StepKind, returns>(i, st); break;
+      case returns | drawdown: simulate<NSym, StepKind, returns | drawdown>(i, st); break;
+      default: simulate<NSym, StepKind, metric_group::all>(i, st);
     }
   }
   template <int NSym>
   KOKKOS_FORCEINLINE_FUNCTION void simulate_pair_with_step(int i0, Symbol* st0, int i1, Symbol* st1) const {
     switch (PortfolioStepKind(portfolio.rules.step)) {
       case PortfolioStepKind::close_fills:
-        simulate_pair<NSym, int(PortfolioStepKind::close_fills)>(i0, st0, i1, st1);
+        simulate_pair_with_set<NSym, int(PortfolioStepKind::close_fills)>(i0, st0, i1, st1);
         break;
       case PortfolioStepKind::close_fills_with_carry:
-        simulate_pair<NSym, int(PortfolioStepKind::close_fills_with_carry)>(i0, st0, i1, st1);
+        simulate_pair_with_set<NSym, int(PortfolioStepKind::close_fills_with_carry)>(i0, st0, i1, st1);
         break;
-      default: simulate_pair<NSym, int(PortfolioStepKind::general)>(i0, st0, i1, st1);
+      default: simulate_pair_with_set<NSym, int(PortfolioStepKind::general)>(i0, st0, i1, st1);
+    }
+  }
+  template <int NSym, int StepKind>
+  KOKKOS_FORCEINLINE_FUNCTION void simulate_pair_with_set(int i0, Symbol* st0, int i1, Symbol* st1) const {
+    constexpr unsigned returns = metric_group::returns, drawdown = metric_group::drawdown;
+    switch (metric_groups) {
+      case 0: simulate_pair<NSym, StepKind, 0>(i0, st0, i1, st1); break;
+      case returns: simulate_pair<NSym, StepKind, returns>(i0, st0, i1, st1); break;
+      case returns | drawdown: simulate_pair<NSym, StepKind, returns | drawdown>(i0, st0, i1, st1); break;
+      default: simulate_pair<NSym, StepKind, metric_group::all>(i0, st0, i1, st1);
     }
   }
 
