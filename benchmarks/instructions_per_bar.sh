@@ -39,7 +39,7 @@ count() {
   echo "$ir $iters $combos"
 }
 
-read -r k_ir k_it combos < <(count '*launch_sweep*' kernel "^sweep_kernel/sma_cross/$space/$precision/$set/$bars/")
+read -r k_ir k_it combos < <(count '*SweepFunctor*operator()*' kernel "^sweep_kernel/sma_cross/$space/$precision/$set/$bars/")
 read -r h_ir h_it _ < <(count '*hand_sma_cross_full*' hand "^hand_written_full/kokkos_lambda/$space/$set/$bars/")
 # The kernel runs once untimed before the timed iterations (time_kernel_calls).
 awk -v set="$set" -v k="$k_ir" -v kc="$((k_it + 1))" -v h="$h_ir" -v hc="$h_it" -v n="$combos" -v b="$bars" 'BEGIN {

@@ -309,6 +309,21 @@ std::vector<double> evaluate_register_kernel(const ExecSpace& exec, const Progra
   return out;
 }
 
+// The sweepers of the enabled spaces are compiled once, in the library
+// (src/sweep/instances/): code that includes this header links to them.
+#ifdef KOKKOS_ENABLE_SERIAL
+extern template class KernelSweeper<Kokkos::Serial, double>;
+extern template class KernelSweeper<Kokkos::Serial, float>;
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+extern template class KernelSweeper<Kokkos::OpenMP, double>;
+extern template class KernelSweeper<Kokkos::OpenMP, float>;
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+extern template class KernelSweeper<Kokkos::Cuda, double>;
+extern template class KernelSweeper<Kokkos::Cuda, float>;
+#endif
+
 // Dispatch by device name ("serial", "openmp", "cuda") and precision.
 std::vector<double> run_sweep_kernel_on(const std::string& device, bool fp32, const Program& program,
                                         const SweepPlan& plan, const BarData& bars, const ResolvedSimulation& sim,
