@@ -46,9 +46,20 @@ struct Setup {
   std::vector<std::vector<std::vector<double>>> sma;
 };
 
-std::unique_ptr<Setup> make_setup(std::size_t n_bars) {
+// The SMA-cross grid of `combos` combos: 0 = the 190-combo grid of the tables
+// (fast 5..50 step 5, slow 20..400 step 20), else a fast x slow grid of about
+// that many (1k = 20 x 50, 10k = 50 x 200, 100k = 200 x 500, 1M = 500 x 2000
+// windows; every slow window above every fast one).
+std::string grid_yaml(std::size_t combos) {
+  if (combos == 0) return kbt::test::sma_cross_yaml({5, 50, 5}, {20, 400, 20});
+  const int fast = combos <= 1000 ? 20 : combos <= 10000 ? 50 : combos <= 100000 ? 200 : 500;
+  const int slow = static_cast<int>(combos) / fast;
+  return kbt::test::sma_cross_yaml({2, 1 + fast, 1}, {10 + fast, 9 + fast + slow, 1});
+}
+
+std::unique_ptr<Setup> make_setup(std::size_t n_bars, std::size_t combos) {
   auto s = std::make_unique<Setup>();
-  s->config = kbt::parse_run_config(kbt::test::sma_cross_yaml({5, 50, 5}, {20, 400, 20}), "<bench>", "");
+  s->config = kbt::parse_run_config(grid_yaml(combos), "<bench>", "");
   s->bars = kbt::test::synthetic_bars(1, n_bars, 11);
   s->program = kbt::compile_strategy(s->config.strategy, kbt::schema_of(s->bars));
   const kbt::ParamGrid grid(s->config.strategy.params);
@@ -71,11 +82,16 @@ std::unique_ptr<Setup> make_setup(std::size_t n_bars) {
   return s;
 }
 
-Setup& setup(std::size_t n_bars) {
-  static std::unique_ptr<Setup> s10k, s100k;
-  auto& s = n_bars <= 10000 ? s10k : s100k;
-  if (!s) s = make_setup(n_bars);
+Setup& setup(std::size_t n_bars, std::size_t combos = 0) {
+  static std::map<std::pair<std::size_t, std::size_t>, std::unique_ptr<Setup>> made;
+  auto& s = made[{n_bars, combos}];
+  if (!s) s = make_setup(n_bars, combos);
   return *s;
+}
+
+// The setup of a benchmark: Arg(bars), and the grid's combos (0: the tables' grid).
+Setup& setup_of(const benchmark::State& state, std::size_t combos = 0) {
+  return setup(static_cast<std::size_t>(state.range(0)), combos);
 }
 
 void report(benchmark::State& state, const Setup& s) {
@@ -112,8 +128,9 @@ void time_kernel_calls(benchmark::State& state, const std::string& device, bool 
 
 // pair_combos: -1 = the space's default, 0 = one combo per thread, 1 = two;
 // `groups`: the metric set the kernel accumulates (metrics/metric_set.hpp).
-void BM_SweepKernel(benchmark::State& state, const std::string& device, bool fp32, int pair_combos, unsigned groups) {
-  Setup& s = setup(static_cast<std::size_t>(state.range(0)));
+void BM_SweepKernel(benchmark::State& state, const std::string& device, bool fp32, int pair_combos, unsigned groups,
+                    std::size_t combos) {
+  Setup& s = setup_of(state, combos);
   kbt::KernelSweepOptions options;
   options.pair_combos = pair_combos;
   options.metric_groups = groups;
@@ -129,7 +146,7 @@ const std::vector<double>& sma_row(const Setup& s, int reg_slot, double window) 
 }
 
 void BM_HandWrittenHost(benchmark::State& state) {
-  Setup& s = setup(static_cast<std::size_t>(state.range(0)));
+  Setup& s = setup_of(state);
   const double* close = s.bars.columns.at("close").data();
   for (auto _ : state) {
     double acc = 0;
@@ -156,7 +173,7 @@ bool same_metrics_as_kernel(const Setup& s, const std::vector<double>& hand, std
 }
 
 void BM_HandWrittenHostFull(benchmark::State& state) {
-  Setup& s = setup(static_cast<std::size_t>(state.range(0)));
+  Setup& s = setup_of(state);
   const double* close = s.bars.columns.at("close").data();
   const double ppy = kbt::resolve_periods_per_year(s.bars, s.config.simulation);
   std::vector<double> out(s.n_combos * kbt::n_metrics);
@@ -171,8 +188,8 @@ void BM_HandWrittenHostFull(benchmark::State& state) {
 }
 
 template <class Space, unsigned Groups>
-void BM_HandWrittenKokkosFull(benchmark::State& state) {
-  Setup& s = setup(static_cast<std::size_t>(state.range(0)));
+void BM_HandWrittenKokkosFull(benchmark::State& state, std::size_t combos) {
+  Setup& s = setup_of(state, combos);
   using Mem = typename Space::memory_space;
   const std::size_t n = s.bars.n_bars();
   const auto& ws_fast = s.plan.hoisted_windows[0];
@@ -222,7 +239,7 @@ void BM_HandWrittenKokkosFull(benchmark::State& state) {
 
 template <class Space>
 void BM_HandWrittenKokkos(benchmark::State& state) {
-  Setup& s = setup(static_cast<std::size_t>(state.range(0)));
+  Setup& s = setup_of(state);
   using View2 = Kokkos::View<double**, typename Space::memory_space>;
   const std::size_t n = s.bars.n_bars();
   std::vector<double> fast_rows, slow_rows;
@@ -358,21 +375,45 @@ const std::pair<const char*, unsigned> kMetricSets[] = {
     {"sharpe_drawdown", kbt::metric_group::returns | kbt::metric_group::drawdown},
     {"all", kbt::metric_group::all}};
 
-// The same-work hand-written Kokkos loop for one metric set, on every space.
+// The same-work hand-written Kokkos loop for one metric set, on every space;
+// `combos`: the grid (grid_yaml), `prefix`: the label's first part.
 template <unsigned Groups>
-void register_same_work_loops(const std::string& set, long bars) {
+void register_same_work_loops(const std::string& set, long bars, std::size_t combos = 0,
+                              const std::string& prefix = "hand_written_full/kokkos_lambda/") {
+  const std::string tail = "/" + set + (combos ? "/" + std::to_string(combos) + "_combos" : "");
 #ifdef KOKKOS_ENABLE_SERIAL
-  register_benchmark(("hand_written_full/kokkos_lambda/serial/" + set).c_str(), BM_HandWrittenKokkosFull<Kokkos::Serial, Groups>)
+  register_benchmark((prefix + "serial" + tail).c_str(), BM_HandWrittenKokkosFull<Kokkos::Serial, Groups>, combos)
       ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
 #endif
 #ifdef KOKKOS_ENABLE_OPENMP
-  register_benchmark(("hand_written_full/kokkos_lambda/openmp/" + set).c_str(), BM_HandWrittenKokkosFull<Kokkos::OpenMP, Groups>)
+  register_benchmark((prefix + "openmp" + tail).c_str(), BM_HandWrittenKokkosFull<Kokkos::OpenMP, Groups>, combos)
       ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
 #endif
 #ifdef KOKKOS_ENABLE_CUDA
-  register_benchmark(("hand_written_full/kokkos_lambda/cuda/" + set).c_str(), BM_HandWrittenKokkosFull<Kokkos::Cuda, Groups>)
+  register_benchmark((prefix + "cuda" + tail).c_str(), BM_HandWrittenKokkosFull<Kokkos::Cuda, Groups>, combos)
       ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
 #endif
+}
+
+// Throughput against the grid size (scripts/device-check.sh on a GPU): the
+// kernel with the Sharpe set and with every metric, and the same-work loops,
+// at 1k ... 1M combos (10^11 bar-combos at the top: a GPU's size). Registered
+// only when --benchmark_filter names them.
+void register_scaling() {
+  for (long bars : {10000L, 100000L})
+    for (const std::size_t combos : {std::size_t(1000), std::size_t(10000), std::size_t(100000), std::size_t(1000000)}) {
+      for (const auto& space : kbt::enabled_execution_spaces())
+        for (bool fp32 : {false, true})
+          for (const auto& [set, groups] : kMetricSets)
+            if (std::string(set) != "sharpe_drawdown")
+              register_benchmark(("scaling/sweep_kernel/" + space.name + (fp32 ? "/fp32/" : "/fp64/") + set + "/" +
+                                  std::to_string(combos) + "_combos")
+                                     .c_str(),
+                                 BM_SweepKernel, space.name, fp32, -1, groups, combos)
+                  ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
+      register_same_work_loops<kbt::metric_group::returns>("sharpe", bars, combos, "scaling/hand_written/");
+      register_same_work_loops<kbt::metric_group::all>("all", bars, combos, "scaling/hand_written/");
+    }
 }
 
 void register_all() {
@@ -404,14 +445,14 @@ void register_all() {
       for (bool fp32 : {false, true})
         for (const auto& [set, groups] : kMetricSets)
           register_benchmark(("sweep_kernel/sma_cross/" + space.name + (fp32 ? "/fp32/" : "/fp64/") + set).c_str(),
-                             BM_SweepKernel, space.name, fp32, -1, groups)
+                             BM_SweepKernel, space.name, fp32, -1, groups, std::size_t(0))
               ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
       // The effect of pairing combos per thread, against the default above.
       for (int pair : {0, 1})
         register_benchmark(
             ("sweep_kernel/sma_cross/" + space.name + "/fp64/all/" + (pair ? "two_combos_per_thread" : "one_combo_per_thread"))
                 .c_str(),
-            BM_SweepKernel, space.name, false, pair, kbt::metric_group::all)
+            BM_SweepKernel, space.name, false, pair, kbt::metric_group::all, std::size_t(0))
             ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
     }
   }
@@ -421,9 +462,14 @@ void register_all() {
 
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
+  bool scaling = false;  // before Initialize, which consumes the flag
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]).rfind("--benchmark_filter=", 0) == 0 && std::string(argv[i]).find("scaling") != std::string::npos)
+      scaling = true;
   benchmark::Initialize(&argc, argv);
   benchmark::AddCustomContext("kokkos_version", kbt::kokkos_version_string());
   register_all();
+  if (scaling) register_scaling();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;
