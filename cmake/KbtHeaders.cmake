@@ -74,6 +74,8 @@ set(KBT_HEADERS
   kbt/sweep/sweep_kernel.hpp
   kbt/sweep/sweep_plan.hpp
   kbt/sweep/top_k.hpp
+  kbt/validation/pbo.hpp
+  kbt/validation/sharpe_statistics.hpp
   kbt/verify/verify.hpp
 )
 

@@ -66,4 +66,6 @@
 #include <kbt/output/results.hpp>
 #include <kbt/output/run_lock.hpp>
 
+#include <kbt/validation/pbo.hpp>
+#include <kbt/validation/sharpe_statistics.hpp>
 #include <kbt/verify/verify.hpp>

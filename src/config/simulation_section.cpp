@@ -9,7 +9,7 @@ namespace {
 const std::vector<std::string> simulation_keys = {
     "initial_capital", "fill",          "fee_bps",       "slippage_bps",       "borrow_rate",
     "stop_loss",       "take_profit",   "trailing_stop", "sltp_priority",      "max_gross_leverage",
-    "weighting",       "score_start",   "periods_per_year"};
+    "weighting",       "score_start",   "score_end",        "periods_per_year"};
 
 }  // namespace
 
@@ -38,6 +38,7 @@ void Loader::simulation(const YamlEntry& e) {
       s.weighting = choice(item, what, {"raw", "equal"}) == "raw" ? SimulationSettings::Weighting::raw
                                                                  : SimulationSettings::Weighting::equal;
     else if (k == "score_start") time_point(item, what, s.score_start_bar, s.score_start_time_ns);
+    else if (k == "score_end") time_point(item, what, s.score_end_bar, s.score_end_time_ns);
     else if (k == "periods_per_year") s.periods_per_year = optional_number(item, what, Bound::positive);
   }
 }

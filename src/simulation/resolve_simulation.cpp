@@ -50,12 +50,16 @@ void validate_settings(const SimulationSettings& sim, const Locate& where) {
     if (*value && !(is_finite(**value) && **value > 0)) fail(where, key, "must be a positive fraction or null");
 }
 
-ScoringWindow scoring_window(const BarData& bars, const SimulationSettings& sim, const ScoreEnd& end,
+ScoringWindow scoring_window(const BarData& bars, const SimulationSettings& sim, const ScoreEnd& given_end,
                              const Locate& where) {
   const std::size_t n = bars.n_bars();
+  // An end given by the caller (kbt verify, kbt plot) replaces the config's.
+  const bool given = given_end.bar || given_end.time_ns;
+  const ScoreEnd end = given ? given_end : ScoreEnd{sim.score_end_bar, sim.score_end_time_ns};
+  const char* end_key = given ? "score_end" : "simulation.score_end";
   if (sim.score_start_bar && sim.score_start_time_ns)
     fail(where, "simulation.score_start", "give a bar index or a timestamp, not both");
-  if (end.bar && end.time_ns) fail(where, "score_end", "give a bar index or a timestamp, not both");
+  if (end.bar && end.time_ns) fail(where, end_key, "give a bar index or a timestamp, not both");
   ScoringWindow w{0, n};
   if (sim.score_start_bar) {
     if (*sim.score_start_bar < 0 || static_cast<std::size_t>(*sim.score_start_bar) >= n)
@@ -68,14 +72,14 @@ ScoringWindow scoring_window(const BarData& bars, const SimulationSettings& sim,
   }
   if (end.bar) {
     if (*end.bar < 0 || static_cast<std::size_t>(*end.bar) > n)
-      fail(where, "score_end",
+      fail(where, end_key,
            "bar index " + std::to_string(*end.bar) + " is outside the data's " + std::to_string(n) + " bars");
     w.end = static_cast<std::size_t>(*end.bar);
   } else if (end.time_ns) {
     w.end = first_bar_at_or_after(bars, *end.time_ns);
   }
   if (w.begin >= w.end)
-    fail(where, "simulation.score_start",
+    fail(where, (end.bar || end.time_ns) && !given ? "simulation.score_end" : "simulation.score_start",
          "the scoring window [" + std::to_string(w.begin) + ", " + std::to_string(w.end) + ") holds no bar of the data's " +
              std::to_string(n));
   return w;

@@ -62,6 +62,10 @@ struct SimulationSettings {
   // Scoring window start: a bar index or a timestamp (ns), resolved against the data.
   std::optional<std::int64_t> score_start_bar;
   std::optional<std::int64_t> score_start_time_ns;
+  // The end of the scoring window (exclusive): a bar index or a timestamp
+  // (the window ends before the first bar at or after it); absent: the data's end.
+  std::optional<std::int64_t> score_end_bar;
+  std::optional<std::int64_t> score_end_time_ns;
   std::optional<double> periods_per_year;  // inferred from bar spacing when absent
 };
 
