@@ -245,11 +245,12 @@ void launch_sweep(const ExecSpace& exec, SweepFunctor<ExecSpace, Real>& f, std::
     // combo that trades often does more per bar), and a static split of a
     // grid in row order gives one host thread the expensive end of an axis.
     // GPUs ignore the schedule.
-    Kokkos::parallel_for(
-        "kbt::sweep",
-        Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, 0, f.threads_for(static_cast<int>(count)),
-                                                                          Kokkos::ChunkSize(1)),
-        f);
+    const Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>> policy(
+        exec, 0, f.threads_for(static_cast<int>(count)), Kokkos::ChunkSize(1));
+    f.with_variant([&](auto kind, auto groups) {
+      using Launch = SweepLaunch<SweepFunctor<ExecSpace, Real>, decltype(kind)::value, decltype(groups)::value>;
+      Kokkos::parallel_for("kbt::sweep", policy, Launch{f});
+    });
   }
   exec.fence();
 }

@@ -15,6 +15,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
+#include <type_traits>
 
 namespace kbt {
 
@@ -139,18 +140,23 @@ struct SweepFunctor {
   int pair_combos = 0;
   int chunk_count = 0;  // combos in this chunk
 
+  // Evaluation only (emit_register >= 0): one combo's register, every bar.
   KOKKOS_INLINE_FUNCTION void operator()(const int thread) const {
-    if (emit_register >= 0) {
-      const int i = thread, n_bars = eval.n_bars, block = eval.block;
-      eval.prepare(i);
-      for (int t0 = 0; t0 < n_bars; t0 += block) {
-        const int nb = n_bars - t0 < block ? n_bars - t0 : block;
-        eval.evaluate_block(i, t0, nb);
-        for (int b = 0; b < nb; ++b)
-          for (int s = 0; s < eval.n_sym; ++s) emitted(s, t0 + b) = eval.value(i, emit_register, s, t0 + b, b);
-      }
-      return;
+    const int i = thread, n_bars = eval.n_bars, block = eval.block;
+    eval.prepare(i);
+    for (int t0 = 0; t0 < n_bars; t0 += block) {
+      const int nb = n_bars - t0 < block ? n_bars - t0 : block;
+      eval.evaluate_block(i, t0, nb);
+      for (int b = 0; b < nb; ++b)
+        for (int s = 0; s < eval.n_sym; ++s) emitted(s, t0 + b) = eval.value(i, emit_register, s, t0 + b, b);
     }
+  }
+
+  // Thread `thread` of a sweep whose portfolio step kind and metric set are
+  // compile-time ones (SweepLaunch, one kernel each: on a GPU each gets its
+  // own register allocation).
+  template <int StepKind, unsigned Groups>
+  KOKKOS_INLINE_FUNCTION void run_thread(const int thread) const {
     if constexpr (can_pair) {
       if (pair_combos) {
         const int i0 = 2 * thread;
@@ -159,70 +165,49 @@ struct SweepFunctor {
           eval.prepare(i0 + 1);
           if (portfolio.n_sym == 1) {
             Symbol one[1], two[1];
-            simulate_pair_with_step<1>(i0, one, i0 + 1, two);
+            simulate_pair<1, StepKind, Groups>(i0, one, i0 + 1, two);
           } else {
-            simulate_pair_with_step<0>(i0, &sym(i0, 0), i0 + 1, &sym(i0 + 1, 0));
+            simulate_pair<0, StepKind, Groups>(i0, &sym(i0, 0), i0 + 1, &sym(i0 + 1, 0));
           }
         } else {
-          simulate_one(i0);
+          simulate_one<StepKind, Groups>(i0);
         }
         return;
       }
     }
     eval.prepare(thread);
-    simulate_one(thread);
+    simulate_one<StepKind, Groups>(thread);
   }
 
+  template <int StepKind, unsigned Groups>
   KOKKOS_FORCEINLINE_FUNCTION void simulate_one(int i) const {
     if (portfolio.n_sym == 1) {
       Symbol one[1];
-      simulate_with_step<1>(i, one);
+      simulate<1, StepKind, Groups>(i, one);
     } else {
-      simulate_with_step<0>(i, &sym(i, 0));
+      simulate<0, StepKind, Groups>(i, &sym(i, 0));
     }
   }
 
-  // The run's step (PortfolioRules::step) and metric set as compile-time ones.
-  template <int NSym>
-  KOKKOS_FORCEINLINE_FUNCTION void simulate_with_step(int i, Symbol* st) const {
-    switch (PortfolioStepKind(portfolio.rules.step)) {
-      case PortfolioStepKind::close_fills: simulate_with_set<NSym, int(PortfolioStepKind::close_fills)>(i, st); break;
-      case PortfolioStepKind::close_fills_with_carry:
-        simulate_with_set<NSym, int(PortfolioStepKind::close_fills_with_carry)>(i, st);
-        break;
-      default: simulate_with_set<NSym, int(PortfolioStepKind::general)>(i, st);
-    }
-  }
-  template <int NSym, int StepKind>
-  KOKKOS_FORCEINLINE_FUNCTION void simulate_with_set(int i, Symbol* st) const {
+  // Calls f(std::integral_constant<int, kind>{}, std::integral_constant<unsigned, groups>{})
+  // for the run's step kind (PortfolioRules::step) and metric set, on the host.
+  template <class F>
+  void with_variant(F&& f) const {
     constexpr unsigned returns = metric_group::returns, drawdown = metric_group::drawdown;
-    switch (metric_groups) {
-      case 0: simulate<NSym, StepKind, 0>(i, st); break;
-      case returns: simulate<NSym, StepKind, returns>(i, st); break;
-      case returns | drawdown: simulate<NSym, StepKind, returns | drawdown>(i, st); break;
-      default: simulate<NSym, StepKind, metric_group::all>(i, st);
-    }
-  }
-  template <int NSym>
-  KOKKOS_FORCEINLINE_FUNCTION void simulate_pair_with_step(int i0, Symbol* st0, int i1, Symbol* st1) const {
+    const auto by_set = [&](auto kind) {
+      switch (metric_groups) {
+        case 0: return f(kind, std::integral_constant<unsigned, 0>{});
+        case returns: return f(kind, std::integral_constant<unsigned, returns>{});
+        case returns | drawdown: return f(kind, std::integral_constant<unsigned, returns | drawdown>{});
+        default: return f(kind, std::integral_constant<unsigned, metric_group::all>{});
+      }
+    };
     switch (PortfolioStepKind(portfolio.rules.step)) {
       case PortfolioStepKind::close_fills:
-        simulate_pair_with_set<NSym, int(PortfolioStepKind::close_fills)>(i0, st0, i1, st1);
-        break;
+        return by_set(std::integral_constant<int, int(PortfolioStepKind::close_fills)>{});
       case PortfolioStepKind::close_fills_with_carry:
-        simulate_pair_with_set<NSym, int(PortfolioStepKind::close_fills_with_carry)>(i0, st0, i1, st1);
-        break;
-      default: simulate_pair_with_set<NSym, int(PortfolioStepKind::general)>(i0, st0, i1, st1);
-    }
-  }
-  template <int NSym, int StepKind>
-  KOKKOS_FORCEINLINE_FUNCTION void simulate_pair_with_set(int i0, Symbol* st0, int i1, Symbol* st1) const {
-    constexpr unsigned returns = metric_group::returns, drawdown = metric_group::drawdown;
-    switch (metric_groups) {
-      case 0: simulate_pair<NSym, StepKind, 0>(i0, st0, i1, st1); break;
-      case returns: simulate_pair<NSym, StepKind, returns>(i0, st0, i1, st1); break;
-      case returns | drawdown: simulate_pair<NSym, StepKind, returns | drawdown>(i0, st0, i1, st1); break;
-      default: simulate_pair<NSym, StepKind, metric_group::all>(i0, st0, i1, st1);
+        return by_set(std::integral_constant<int, int(PortfolioStepKind::close_fills_with_carry)>{});
+      default: return by_set(std::integral_constant<int, int(PortfolioStepKind::general)>{});
     }
   }
 
@@ -234,6 +219,14 @@ struct SweepFunctor {
     return eval.bytes() + portfolio.bytes() + sym.span() * sizeof(Symbol) + metrics.span() * sizeof(double) +
            emitted.span() * sizeof(Real);
   }
+};
+
+// One variant of the sweep kernel as its own functor (one kernel per step
+// kind and metric set).
+template <class Functor, int StepKind, unsigned Groups>
+struct SweepLaunch {
+  Functor f;
+  KOKKOS_INLINE_FUNCTION void operator()(const int thread) const { f.template run_thread<StepKind, Groups>(thread); }
 };
 
 }  // namespace kbt
