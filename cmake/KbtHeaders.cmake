@@ -74,8 +74,11 @@ set(KBT_HEADERS
   kbt/sweep/sweep_kernel.hpp
   kbt/sweep/sweep_plan.hpp
   kbt/sweep/top_k.hpp
+  kbt/validation/correlation.hpp
   kbt/validation/pbo.hpp
+  kbt/validation/period_returns.hpp
   kbt/validation/sharpe_statistics.hpp
+  kbt/validation/validation.hpp
   kbt/verify/verify.hpp
 )
 

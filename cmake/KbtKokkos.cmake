@@ -5,9 +5,10 @@
 #    ${Kokkos_INCLUDE_DIRS}/${Kokkos_LIBRARIES} variables.
 #  * A modern Kokkos 4.x/5.x (selected with -DKokkos_ROOT=...) that exports
 #    Kokkos::kokkos properly.
-# After this module, every target links Kokkos::kokkos. kbt does not use
-# Kokkos Kernels yet, so it neither looks for it nor links it
-# (docs/building.md "Kokkos Kernels").
+# After this module, every target links Kokkos::kokkos, and kbt links
+# Kokkos Kernels as kbt::kokkoskernels (the validation stage's gemm,
+# docs/building.md "Kokkos Kernels"): Debian's libtrilinos-kokkos-kernels-dev
+# (TriBITS: target trilinos_kokkoskernels) or a modern Kokkos::kokkoskernels.
 
 # No version range: Debian's config only accepts its own major version.
 find_package(Kokkos REQUIRED)
@@ -97,5 +98,21 @@ if(KBT_CHECK_KOKKOS_VIEWS AND NOT KBT_KOKKOS_TRIBITS AND NOT CMAKE_CROSSCOMPILIN
   else()
     set(KBT_KOKKOS_VIEWS_CHECKED "${Kokkos_DIR};${CMAKE_CXX_COMPILER}" CACHE INTERNAL "")
     message(STATUS "kbt: Kokkos View probe passed")
+  endif()
+endif()
+
+# Kokkos Kernels, in either shape, as the imported target kbt::kokkoskernels
+# (imported, so that kbt's exported targets can name it and a consumer's
+# find_package(kbt), which includes this file, recreates it).
+find_package(KokkosKernels REQUIRED)
+message(STATUS "kbt: Kokkos Kernels ${KokkosKernels_VERSION} from ${KokkosKernels_DIR}")
+if(NOT TARGET kbt::kokkoskernels)
+  add_library(kbt::kokkoskernels INTERFACE IMPORTED)
+  if(TARGET Kokkos::kokkoskernels)
+    set_target_properties(kbt::kokkoskernels PROPERTIES INTERFACE_LINK_LIBRARIES Kokkos::kokkoskernels)
+  else()
+    set_target_properties(kbt::kokkoskernels PROPERTIES
+      INTERFACE_INCLUDE_DIRECTORIES "${KokkosKernels_INCLUDE_DIRS}"
+      INTERFACE_LINK_LIBRARIES "${KokkosKernels_LIBRARIES};${KokkosKernels_TPL_LIBRARIES}")
   endif()
 endif()

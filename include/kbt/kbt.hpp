@@ -66,6 +66,9 @@
 #include <kbt/output/results.hpp>
 #include <kbt/output/run_lock.hpp>
 
+#include <kbt/validation/correlation.hpp>
 #include <kbt/validation/pbo.hpp>
+#include <kbt/validation/period_returns.hpp>
 #include <kbt/validation/sharpe_statistics.hpp>
+#include <kbt/validation/validation.hpp>
 #include <kbt/verify/verify.hpp>

@@ -7,6 +7,7 @@
 #include <kbt/output/results.hpp>
 #include <kbt/output/run_lock.hpp>
 #include <kbt/sweep/run_sweep.hpp>
+#include <kbt/validation/validation.hpp>
 #include <kbt/verify/verify.hpp>
 
 #include <chrono>
@@ -124,7 +125,10 @@ void run(const RunArgs& a) {
                                        (std::filesystem::exists(out) ? " (" + out + " is a finished run)" : ""));
   request.checkpoint_path = checkpoint;
   request.resume = a.resume;
-  if (verify) request.best_rows = static_cast<std::size_t>(config.verify.top_n);  // the candidates
+  // The best rows the later stages study: the verification and validation candidates.
+  if (verify) request.best_rows = static_cast<std::size_t>(config.verify.top_n);
+  if (config.validation.enabled)
+    request.best_rows = std::max(request.best_rows, static_cast<std::size_t>(config.validation.top_k));
   request.results_path = out;
   request.resume_command = resume_command_for(a);
   // The progress line: only on a terminal, never with --quiet.
@@ -157,6 +161,13 @@ void run(const RunArgs& a) {
     outcome.profile.set("seconds_verify", verification->seconds);
   }
 
+  // Validation (docs/validation.md): is the winner real?
+  std::optional<ValidationResults> validation;
+  if (config.validation.enabled) {
+    validation = run_validation(config, bars, outcome.results, outcome.device_used, a.threads);
+    outcome.profile.set("seconds_validation", validation->seconds);
+  }
+
   // Host memory high-water mark of the run so far (Linux reports KiB).
   {
     struct rusage usage {};
@@ -170,7 +181,8 @@ void run(const RunArgs& a) {
     // the results file last.
     AtomicOutputSet outputs;
     if (!csv.empty()) write_top_k_csv(outputs.add(csv), outcome.results);
-    outcome.checkpoint->finish(outcome.results, outcome.profile, verification ? &*verification : nullptr);
+    outcome.checkpoint->finish(outcome.results, outcome.profile, verification ? &*verification : nullptr,
+                               validation ? &*validation : nullptr);
     outputs.adopt(checkpoint, out);
     outputs.commit();
   }
@@ -187,6 +199,7 @@ void run(const RunArgs& a) {
     metrics.insert(metrics.begin(), r.objective_metric);
   std::fputs(format_result_table(r.param_names, shown, metrics).c_str(), stdout);
   if (verification) std::fputs(format_verification_summary(*verification, std::min<std::size_t>(a.show, 10)).c_str(), stdout);
+  if (validation) std::fputs(format_validation_summary(*validation, std::min<std::size_t>(a.show, 10)).c_str(), stdout);
   std::printf("results: %s%s%s\n", out.c_str(), csv.empty() ? "" : "  top-K CSV: ", csv.c_str());
   if (!heatmap.empty()) std::printf("heatmap: %s\n", heatmap.c_str());
   if (a.profile) {

@@ -4,6 +4,7 @@
 #include <kbt/core/error.hpp>
 #include <kbt/output/results.hpp>
 #include <kbt/sweep/top_k.hpp>
+#include <kbt/validation/validation.hpp>
 
 #include <cstdio>
 
@@ -41,6 +42,7 @@ void add_show_command(CLI::App& app) {
     std::printf("%s: %llu combos, showing %zu by %s\n", path.c_str(), static_cast<unsigned long long>(r.n_rows()),
                 rows.size(), metric.c_str());
     std::fputs(format_result_table(r.param_names, rows, metrics).c_str(), stdout);
+    if (loaded.validation) std::fputs(format_validation_summary(*loaded.validation, std::min<std::size_t>(top, 10)).c_str(), stdout);
   });
 }
 

@@ -22,7 +22,8 @@ namespace detail {
 namespace {
 
 const std::vector<std::string> root_keys = {"data",     "symbols",    "external_data", "strategy",
-                                            "simulation", "sweep", "verify",        "output"};
+                                            "simulation", "sweep", "verify",        "validation",
+                                            "output"};
 
 }  // namespace
 
@@ -50,6 +51,7 @@ void Loader::load(const std::string& base_dir) {
   strategy(*strategy_entry);
   if (const auto* e = find_entry(top, "simulation")) simulation(*e);
   if (const auto* e = find_entry(top, "verify")) verify(*e);
+  if (const auto* e = find_entry(top, "validation")) validation(*e);
   if (const auto* e = find_entry(top, "output")) output(*e);
 }
 

@@ -76,6 +76,8 @@ class Loader {
   void sweep_metrics(const YamlEntry& e);
   // verify_section.cpp
   void verify(const YamlEntry& e);
+  // validation_section.cpp
+  void validation(const YamlEntry& e);
   // output_section.cpp
   void output(const YamlEntry& e);
   void heatmap(const YamlEntry& e);

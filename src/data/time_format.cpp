@@ -260,4 +260,23 @@ std::string format_duration(std::int64_t ns) {
   return sign + std::to_string(a) + "ns";
 }
 
+std::int64_t calendar_period_of(std::int64_t ns, CalendarPeriod period) {
+  std::int64_t days = ns / (86400 * kNsPerSec);
+  if (ns % (86400 * kNsPerSec) < 0) --days;  // floor
+  switch (period) {
+    case CalendarPeriod::day: return days;
+    case CalendarPeriod::week: {
+      const std::int64_t from_monday = days + 3;  // 1970-01-01 was a Thursday
+      return from_monday >= 0 ? from_monday / 7 : (from_monday - 6) / 7;
+    }
+    case CalendarPeriod::month: {
+      std::int64_t y;
+      unsigned m, d;
+      civil_from_days(days, y, m, d);
+      return 12 * y + static_cast<std::int64_t>(m) - 1;
+    }
+  }
+  return days;
+}
+
 }  // namespace kbt

@@ -284,7 +284,7 @@ std::shared_ptr<const ResultRows> Checkpoint::rows() const {
 }
 
 void Checkpoint::finish(const SweepResults& results, const RunProfile& profile,
-                        const VerificationResults* verification) {
+                        const VerificationResults* verification, const ValidationResults* validation) {
   if (file_ < 0 || done_ != total_) throw Error(ErrorCategory::internal, path_ + ": finishing an unfinished checkpoint");
   // Closed and opened again around the reservation, so that HDF5 sees the
   // reserved bytes as past its data and cuts them off when it closes.
@@ -295,9 +295,9 @@ void Checkpoint::finish(const SweepResults& results, const RunProfile& profile,
     file_ = -1;
     check(closed, "file", path_);
   }
-  reserve_space(path_, detail::final_groups_bytes(results, profile, verification));
+  reserve_space(path_, detail::final_groups_bytes(results, profile, verification, validation));
   H5Id file(open_checkpoint(path_, H5F_ACC_RDWR, false), H5Fclose);
-  detail::write_final_groups(file, results, profile, verification, path_);
+  detail::write_final_groups(file, results, profile, verification, validation, path_);
   check(H5Fflush(file, H5F_SCOPE_GLOBAL), "file", path_);
   check(file.close(), "file", path_);  // the last metadata is written here
 }

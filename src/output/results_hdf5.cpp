@@ -47,15 +47,16 @@ std::size_t VerificationResults::n_rank_moved() const {
 
 void write_results_hdf5(const std::string& path, const SweepResults& results,
                         const std::string& config_yaml, const RunProfile& profile,
-                        const VerificationResults* verification) {
+                        const VerificationResults* verification, const ValidationResults* validation) {
   ensure_parent_directory(path);
   AtomicOutput out(path);
-  write_results_hdf5(out, results, config_yaml, profile, verification);
+  write_results_hdf5(out, results, config_yaml, profile, verification, validation);
   out.commit();
 }
 
 void write_results_hdf5(AtomicOutput& out, const SweepResults& results, const std::string& config_yaml,
-                        const RunProfile& profile, const VerificationResults* verification) {
+                        const RunProfile& profile, const VerificationResults* verification,
+                        const ValidationResults* validation) {
   const std::string& path = out.final_path();
   ensure_parent_directory(path);
   if (!results.rows) throw Error(ErrorCategory::internal, path + ": results without rows");
@@ -79,7 +80,7 @@ void write_results_hdf5(AtomicOutput& out, const SweepResults& results, const st
                          detail::write_metric_rows(file, first, count, metrics, rows.metric_mask(), path);
                        });
     detail::write_string(file, "config", config_yaml, path, false);
-    detail::write_final_groups(file, results, profile, verification, path);
+    detail::write_final_groups(file, results, profile, verification, validation, path);
     detail::check_write(H5Fflush(file, H5F_SCOPE_GLOBAL), "file", path);
     detail::check_write(file.close(), "file", path);  // the last metadata is written here
   }

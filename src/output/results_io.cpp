@@ -2,6 +2,8 @@
 
 #include "output/results_io.hpp"
 
+#include <kbt/validation/validation.hpp>
+
 #include <kbt/core/error.hpp>
 #include <kbt/core/version.hpp>
 
@@ -177,6 +179,7 @@ std::vector<T> read_small_1d(hid_t file, const std::string& name, hid_t mem_type
 template std::vector<std::uint64_t> read_small_1d(hid_t, const std::string&, hid_t, const std::string&);
 template std::vector<std::uint8_t> read_small_1d(hid_t, const std::string&, hid_t, const std::string&);
 template std::vector<double> read_small_1d(hid_t, const std::string&, hid_t, const std::string&);
+template std::vector<std::int64_t> read_small_1d(hid_t, const std::string&, hid_t, const std::string&);
 
 void transfer_rows(hid_t file, const std::string& name, hid_t mem_type, std::uint64_t first, std::uint64_t count,
                    void* buffer, bool write, const std::string& path) {
@@ -374,7 +377,8 @@ void write_verify_group(hid_t file, const VerificationResults& v, const std::str
 }
 
 void write_final_groups(hid_t file, const SweepResults& results, const RunProfile& profile,
-                        const VerificationResults* verification, const std::string& path) {
+                        const VerificationResults* verification, const ValidationResults* validation,
+                        const std::string& path) {
   {
     // A finish that was interrupted left some of these: written again whole.
     for (const char* name : {"topk", "profile"})
@@ -395,6 +399,9 @@ void write_final_groups(hid_t file, const SweepResults& results, const RunProfil
   if (verification) write_verify_group(file, *verification, path);
   else if (H5Lexists(file, "verify", H5P_DEFAULT) > 0)
     check_write(H5Ldelete(file, "verify", H5P_DEFAULT), "(delete) group /verify", path);
+  if (validation) write_validation_group(file, *validation, path);
+  else if (H5Lexists(file, "validation", H5P_DEFAULT) > 0)
+    check_write(H5Ldelete(file, "validation", H5P_DEFAULT), "(delete) group /validation", path);
   if (has_attribute(file, "kbt_version")) check_write(H5Adelete(file, "kbt_version"), "attribute kbt_version", path);
   write_string(file, "kbt_version", version_string, path, true);
   check_write(H5Fflush(file, H5F_SCOPE_GLOBAL), "file", path);
@@ -402,11 +409,14 @@ void write_final_groups(hid_t file, const SweepResults& results, const RunProfil
 }
 
 std::uint64_t final_groups_bytes(const SweepResults& results, const RunProfile& profile,
-                                 const VerificationResults* verification) {
+                                 const VerificationResults* verification, const ValidationResults* validation) {
   // Values, plus generous room for object headers and B-trees.
   const std::uint64_t per_row = 8 * (2 + results.param_names.size() + n_metrics);
   std::uint64_t bytes = (1u << 20) + per_row * results.top_k + 4096 * (profile.text.size() + profile.numbers.size());
   if (verification) bytes += (1u << 20) + (per_row + 8 * 3) * verification->n();
+  if (validation)
+    bytes += (1u << 20) + (2 * per_row + 8 * 12) * validation->n() + 8 * validation->n() * validation->n_periods() +
+             8 * 3 * (validation->pbo ? validation->pbo->splits : 0);
   return 2 * bytes;
 }
 

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,16 +90,23 @@ class FileRows final : public ResultRows {
 };
 
 // What a finished results file holds beside its rows, written into `file`
-// in this order: /topk, /profile, /verify (when given), the root attribute
-// kbt_version, and last complete = 1. /config is written by the caller.
+// in this order: /topk, /profile, /verify and /validation (when given), the
+// root attribute kbt_version, and last complete = 1. /config is written by the caller.
 void write_final_groups(hid_t file, const SweepResults& results, const RunProfile& profile,
-                        const VerificationResults* verification, const std::string& path);
+                        const VerificationResults* verification, const ValidationResults* validation,
+                        const std::string& path);
+
+// /validation of `file` (written anew; validation_group.cpp), and read back
+// (everything but the period returns; nullopt when absent).
+void write_validation_group(hid_t file, const ValidationResults& v, const std::string& path);
+std::optional<ValidationResults> read_validation_group(hid_t file, const std::vector<std::string>& param_names,
+                                                       const std::string& path);
 
 // /verify of `file` replaced by `verification`.
 void write_verify_group(hid_t file, const VerificationResults& v, const std::string& path);
 
 // Bytes write_final_groups will add to a file, at most (for reserving them).
 std::uint64_t final_groups_bytes(const SweepResults& results, const RunProfile& profile,
-                                 const VerificationResults* verification);
+                                 const VerificationResults* verification, const ValidationResults* validation);
 
 }  // namespace kbt::detail

@@ -9,6 +9,8 @@
 
 #include "output/results_io.hpp"
 
+#include <kbt/validation/validation.hpp>
+
 namespace kbt {
 namespace {
 
@@ -165,6 +167,8 @@ LoadedResults read_results_hdf5(const std::string& path) {
   loaded.config_yaml = detail::read_string_dataset(id, "config", path);
   loaded.profile = read_profile(id, path);
   loaded.verification = read_verification(id, n, r.param_names, path);
+  if (auto v = detail::read_validation_group(id, r.param_names, path))
+    loaded.validation = std::make_shared<const ValidationResults>(std::move(*v));
   r.rows = std::move(rows);  // keeps the file open
   return loaded;
 }

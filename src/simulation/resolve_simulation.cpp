@@ -9,6 +9,7 @@
 #include <kbt/core/error.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <string>
 
@@ -155,9 +156,38 @@ ResolvedSimulation resolve_simulation(const SimulationSettings& sim, const BarDa
 }
 
 ResolvedSimulation resolve_simulation(const RunConfig& config, const BarData& bars, const ScoreEnd& end) {
-  return resolve(config.simulation, bars, end, [&config](const char* key) {
+  ResolvedSimulation r = resolve(config.simulation, bars, end, [&config](const char* key) {
     return config.where(std::string(key).rfind("simulation.", 0) == 0 ? key : std::string("simulation.") + key) + ": ";
   });
+  if (end.bar || end.time_ns) return r;  // an explicit window (kbt verify, kbt plot): no split
+  if (const auto split = resolve_holdout(config, bars)) {
+    r.window = split->train;
+    r.test_window = split->test;
+  }
+  return r;
+}
+
+std::optional<TrainTest> resolve_holdout(const RunConfig& config, const BarData& bars) {
+  const ValidationSettings& v = config.validation;
+  if (!v.has_holdout()) return std::nullopt;
+  const ScoringWindow w = resolve_scoring_window(bars, config.simulation);
+  const std::size_t len = w.end - w.begin;
+  std::size_t test_begin = w.end;
+  if (v.holdout_fraction) {
+    const auto held = static_cast<std::size_t>(std::floor(*v.holdout_fraction * static_cast<double>(len)));
+    test_begin = w.end - std::min(held, len);
+  } else if (v.holdout_bars) {
+    test_begin = static_cast<std::uint64_t>(*v.holdout_bars) >= len ? w.begin : w.end - static_cast<std::size_t>(*v.holdout_bars);
+  } else {
+    test_begin = first_bar_at_or_after(bars, *v.holdout_time_ns);
+  }
+  if (!(test_begin > w.begin && test_begin < w.end))
+    throw Error(ErrorCategory::config,
+                config.where("validation.holdout") + ": validation.holdout: the scoring window [" +
+                    std::to_string(w.begin) + ", " + std::to_string(w.end) + ") split at bar " +
+                    std::to_string(test_begin) + " leaves " +
+                    (test_begin <= w.begin ? "no train bar; hold out less" : "no test bar; hold out more"));
+  return TrainTest{{w.begin, test_begin}, {test_begin, w.end}};
 }
 
 void check_scoring_windows(const std::vector<ScoringWindow>& windows, std::size_t n_bars) {

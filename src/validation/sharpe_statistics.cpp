@@ -6,6 +6,7 @@
 #include <kbt/core/error.hpp>
 
 #include <algorithm>
+#include <numeric>
 #include <cmath>
 #include <limits>
 
@@ -97,6 +98,23 @@ double min_track_record_length(double sharpe, double benchmark, double skewness,
 double effective_trials_from_correlation(double mean_correlation, double n_trials) {
   const double n = mean_correlation + (1.0 - mean_correlation) * n_trials;
   return std::min(n_trials, std::max(1.0, n));
+}
+
+double rank_correlation(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
+  std::vector<std::size_t> both;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i)
+    if (a[i] > 0 && b[i] > 0) both.push_back(i);
+  const std::size_t m = both.size();
+  if (m < 2) return std::numeric_limits<double>::quiet_NaN();
+  std::vector<std::size_t> by_a = both, by_b = both;
+  std::sort(by_a.begin(), by_a.end(), [&](std::size_t x, std::size_t y) { return a[x] < a[y]; });
+  std::sort(by_b.begin(), by_b.end(), [&](std::size_t x, std::size_t y) { return b[x] < b[y]; });
+  std::vector<double> ra(a.size(), 0), rb(a.size(), 0);
+  for (std::size_t k = 0; k < m; ++k) ra[by_a[k]] = double(k + 1), rb[by_b[k]] = double(k + 1);
+  double sum_d2 = 0;
+  for (const std::size_t i : both) sum_d2 += (ra[i] - rb[i]) * (ra[i] - rb[i]);
+  const double md = double(m);
+  return 1.0 - 6.0 * sum_d2 / (md * (md * md - 1.0));
 }
 
 }  // namespace kbt::stats

@@ -45,6 +45,14 @@ void verify_settings(const RunConfig& config, const VerifyRequest& request, Simu
   options.score_end_time_ns = request.score_end_time_ns;
 }
 
+// The request's end, or the sweep's own (the train window's with a holdout).
+ScoreEnd verify_end(const RunConfig& config, const BarData& bars, const SimulationOptions& options) {
+  if (options.score_end_bar || options.score_end_time_ns) return ScoreEnd{options.score_end_bar, options.score_end_time_ns};
+  if (const auto split = resolve_holdout(config, bars))
+    return ScoreEnd{static_cast<std::int64_t>(split->train.end), std::nullopt};
+  return ScoreEnd{};
+}
+
 }  // namespace
 
 VerifyRequest verify_request_from_config(const RunConfig& config) {
@@ -65,7 +73,7 @@ ScoringWindow resolve_verify_window(const RunConfig& config, const BarData& bars
   verify_settings(config, request, sim, options);
   // Errors name the verify keys, not simulation.score_start.
   try {
-    return resolve_scoring_window(bars, sim, ScoreEnd{options.score_end_bar, options.score_end_time_ns});
+    return resolve_scoring_window(bars, sim, verify_end(config, bars, options));
   } catch (const Error& e) {
     throw Error(e.category(), std::string("verification window (verify.score_start / verify.score_end): ") + e.what());
   }
@@ -88,8 +96,13 @@ VerificationResults verify_candidates(const RunConfig& config, const BarData& ba
   SimulationSettings sim;
   SimulationOptions options;
   verify_settings(config, request, sim, options);
+  {
+    const ScoreEnd end = verify_end(config, bars, options);  // the train window's end with a holdout
+    options.score_end_bar = end.bar;
+    options.score_end_time_ns = end.time_ns;
+  }
   sim.periods_per_year = resolve_periods_per_year(bars, config.simulation);
-  const ScoringWindow sweep_window = resolve_scoring_window(bars, config.simulation);
+  const ScoringWindow sweep_window = resolve_simulation(config, bars).window;
 
   const Program program = compile_strategy(config.strategy, schema_of(bars));
   // Column of each program param in the sweep's params (the file may order them differently).

@@ -1,5 +1,6 @@
 // The verification summary printed by `kbt run` and `kbt verify`.
 
+#include <kbt/validation/sharpe_statistics.hpp>
 #include <kbt/verify/verify.hpp>
 #include <kbt/core/error.hpp>
 
@@ -20,46 +21,10 @@ std::string printf_string(const char* fmt, double a, double b = 0) {
   return buf;
 }
 
-// Left-aligned first column, right-aligned others, two spaces apart.
-std::string format_table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> width;
-  for (const auto& r : rows)
-    for (std::size_t c = 0; c < r.size(); ++c) {
-      if (width.size() <= c) width.push_back(0);
-      width[c] = std::max(width[c], r[c].size());
-    }
-  std::string out;
-  for (const auto& r : rows) {
-    std::string line = "  ";
-    for (std::size_t c = 0; c < r.size(); ++c) {
-      const std::string pad(width[c] - r[c].size(), ' ');
-      line += (c == 0 ? "" : "  ") + pad + r[c];
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
-}
-
 }  // namespace
 
 double verification_rank_correlation(const VerificationResults& v) {
-  // Candidates still eligible, re-ranked 1..m by rank_before; rank_after is
-  // already 1..m over exactly these. No ties, so Spearman = 1 - 6 sum d^2 / (m (m^2 - 1)).
-  std::vector<std::size_t> eligible;
-  for (std::size_t i = 0; i < v.n(); ++i)
-    if (v.rank_after[i] > 0) eligible.push_back(i);
-  const std::size_t m = eligible.size();
-  if (m < 2) return std::numeric_limits<double>::quiet_NaN();
-  std::sort(eligible.begin(), eligible.end(),
-            [&](std::size_t a, std::size_t b) { return v.rank_before[a] < v.rank_before[b]; });
-  double sum_d2 = 0;
-  for (std::size_t k = 0; k < m; ++k) {
-    const double d = static_cast<double>(k + 1) - static_cast<double>(v.rank_after[eligible[k]]);
-    sum_d2 += d * d;
-  }
-  const double md = static_cast<double>(m);
-  return 1.0 - 6.0 * sum_d2 / (md * (md * md - 1.0));
+  return stats::rank_correlation(v.rank_before, v.rank_after);  // over the candidates still eligible
 }
 
 void check_no_mismatch(const VerificationResults& v, const std::string& results_path) {
@@ -133,7 +98,7 @@ std::string format_verification_summary(const VerificationResults& v, std::size_
     line.push_back(flags);
     rows.push_back(line);
   }
-  return out + format_table(rows);
+  return out + detail::format_table(rows);
 }
 
 }  // namespace kbt

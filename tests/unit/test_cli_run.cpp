@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <kbt/output/results.hpp>
+#include <kbt/validation/validation.hpp>
 
 #include <cmath>
 #include <cstring>
@@ -212,4 +213,36 @@ TEST(CliRun, RowsHoldTheMetricSetAndTheTopKEveryMetric) {
   r = kbt::test::run_kbt("show " + out2 + " --sort max_drawdown --top 3");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(kbt::has_metric(kbt::read_results_hdf5(out2).results.rows->metric_mask(), int(kbt::Metric::calmar)));
+}
+
+// validation: (docs/validation.md): kbt run writes /validation and prints its
+// summary; kbt show prints it again from the file.
+TEST(CliRun, TheValidationStageIsWrittenAndShown) {
+  const auto dir = scratch("validation");
+  const auto yaml = dir / "v.yaml";
+  {
+    std::ifstream in(config("sma_cross.yaml"));
+    std::ofstream o(yaml);
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("data:", 0) == 0) line = std::string("data: ") + KBT_SOURCE_DIR + "/data/sample.h5";
+      if (line.rfind("output:", 0) == 0) continue;
+      o << line << "\n";
+    }
+    o << "validation: {holdout: 0.3, top_k: 12, period: day, pbo_blocks: 8}\n";
+  }
+  const auto out = (dir / "v.h5").string();
+  const auto r = kbt::test::run_kbt("run " + yaml.string() + " --device reference --quiet --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("validation: 12 candidates by sharpe, returns per day"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("PBO: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("over 70 splits of 8 blocks"), std::string::npos) << r.output;
+  const auto loaded = kbt::read_results_hdf5(out);
+  ASSERT_TRUE(loaded.validation);
+  EXPECT_EQ(loaded.validation->n(), 12u);
+  ASSERT_TRUE(loaded.validation->test.has_value());
+  EXPECT_EQ(loaded.validation->test->begin, 14000u);  // 30 % of 20,000 bars held out
+  const std::string dump = kbt::test::run_command("h5dump -H -d /validation/period_returns " + out).output;
+  EXPECT_NE(dump.find("DATASPACE  SIMPLE { ( 584, 12 ) / ( 584, 12 ) }"), std::string::npos) << dump;
+  const auto shown = kbt::test::run_kbt("show " + out + " --top 3");
+  EXPECT_NE(shown.output.find("in sample vs held out: Spearman"), std::string::npos) << shown.output;
 }

@@ -100,6 +100,21 @@ struct VerifySettings {
   std::optional<std::int64_t> score_end_bar, score_end_time_ns;
 };
 
+// The validation stage (docs/validation.md): is the winner real?
+struct ValidationSettings {
+  bool enabled = false;  // the section is present
+  // Train/test: the last part of the scoring window is held out; the sweep
+  // ranks on the rest. A fraction in (0, 1), a number of bars, or the
+  // timestamp where the test window starts (at most one).
+  std::optional<double> holdout_fraction;
+  std::optional<std::int64_t> holdout_bars, holdout_time_ns;
+  std::int64_t top_k = 100;       // candidates (the best by the objective) the stage studies
+  std::string period = "day";     // per-period returns: day | week | month, or `period_bars`
+  std::int64_t period_bars = 0;   // > 0: periods of this many bars
+  std::int64_t pbo_blocks = 16;   // CSCV blocks S (even)
+  bool has_holdout() const { return holdout_fraction || holdout_bars || holdout_time_ns; }
+};
+
 struct OutputSettings {
   std::string path = "results/run.h5";
   bool csv = true;
@@ -117,6 +132,7 @@ struct RunConfig {
   SimulationSettings simulation;
   SweepSettings sweep;
   VerifySettings verify;
+  ValidationSettings validation;
   OutputSettings output;
 
   // Where each key written in the file stands, by dotted name ("data",

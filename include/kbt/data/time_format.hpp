@@ -48,4 +48,10 @@ std::optional<std::int64_t> parse_duration_ns(std::string_view text);
 // ("1h", "15m", "1d", "90s", "1500ms"); "0s" for zero.
 std::string format_duration(std::int64_t ns);
 
+// UTC calendar periods (validation's per-period returns): the period holding
+// `ns` as a number that grows by one per period: days since 1970-01-01, weeks
+// (Monday to Sunday) since the week of 1970-01-01, or months (12 * year + month - 1).
+enum class CalendarPeriod { day, week, month };
+std::int64_t calendar_period_of(std::int64_t ns, CalendarPeriod period);
+
 }  // namespace kbt

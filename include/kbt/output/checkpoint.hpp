@@ -90,11 +90,12 @@ class Checkpoint : public std::enable_shared_from_this<Checkpoint> {
   // Makes the checkpoint a finished results file, in place: checks that
   // every combo is done, reserves the disk space of what it adds (so that a
   // full disk fails here with the checkpoint untouched), writes /topk,
-  // /profile, /verify, kbt_version and last complete = 1, and closes the
+  // /profile, /verify, /validation, kbt_version and last complete = 1, and closes the
   // file. The caller then moves it to the results path (AtomicOutputSet::
   // adopt). A process killed meanwhile leaves a checkpoint that --resume
   // finishes again.
-  void finish(const SweepResults& results, const RunProfile& profile, const VerificationResults* verification);
+  void finish(const SweepResults& results, const RunProfile& profile, const VerificationResults* verification,
+              const ValidationResults* validation = nullptr);
 
  private:
   Checkpoint(std::string path, std::int64_t file, std::uint64_t done, std::uint64_t total, MetricMask metrics)

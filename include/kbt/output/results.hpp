@@ -15,6 +15,8 @@
 
 namespace kbt {
 
+struct ValidationResults;  // kbt/validation/validation.hpp
+
 struct SweepResults {
   std::vector<std::string> param_names;
   std::string objective_metric;
@@ -76,11 +78,13 @@ struct VerificationResults {
 // profile and, with `verification`, the /verify group.
 void write_results_hdf5(const std::string& path, const SweepResults& results,
                         const std::string& config_yaml, const RunProfile& profile,
-                        const VerificationResults* verification = nullptr);
+                        const VerificationResults* verification = nullptr,
+                        const ValidationResults* validation = nullptr);
 // The same into `out.temp_path()`, not committed: for a job whose outputs are
 // committed together (AtomicOutputSet, include/kbt/core/atomic_output.hpp).
 void write_results_hdf5(AtomicOutput& out, const SweepResults& results, const std::string& config_yaml,
-                        const RunProfile& profile, const VerificationResults* verification = nullptr);
+                        const RunProfile& profile, const VerificationResults* verification = nullptr,
+                        const ValidationResults* validation = nullptr);
 
 // Copies the results file `in_path` to `out_path` (which may be the same path)
 // with its /verify group replaced by `verification`; everything else is kept.
@@ -107,6 +111,9 @@ struct LoadedResults {
   std::string config_yaml;
   RunProfile profile;
   std::optional<VerificationResults> verification;
+  // /validation, when present (kbt/validation/validation.hpp; its period
+  // returns are not read back).
+  std::shared_ptr<const ValidationResults> validation;
   // A profile text entry, or "" when absent.
   std::string profile_text(const std::string& key) const;
 };

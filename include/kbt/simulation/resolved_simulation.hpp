@@ -50,7 +50,8 @@ struct ResolvedSimulation {
   SimulationSettings::SltpPriority sltp_priority = SimulationSettings::SltpPriority::stop_first;
   double max_gross_leverage = 1;
   SimulationSettings::Weighting weighting = SimulationSettings::Weighting::raw;
-  ScoringWindow window;
+  ScoringWindow window;       // the sweep's scoring window (the train window with a holdout)
+  std::optional<ScoringWindow> test_window;  // validation.holdout: the held-out rest of the window
   bool has_funding = false;  // the data has a funding_rate column
   PortfolioStepKind step = PortfolioStepKind::general;
 
@@ -63,8 +64,18 @@ struct ResolvedSimulation {
 ResolvedSimulation resolve_simulation(const SimulationSettings& sim, const BarData& bars, const ScoreEnd& end = {});
 
 // The same for a run config: every error starts with the file:line:col of the
-// key at fault (RunConfig::where).
+// key at fault (RunConfig::where). With validation.holdout the window is the
+// train window and test_window the held-out one.
 ResolvedSimulation resolve_simulation(const RunConfig& config, const BarData& bars, const ScoreEnd& end = {});
+
+// validation.holdout on the config's scoring window (docs/validation.md
+// "Train and test"): the window [begin, end) split at the test window's first
+// bar; nullopt without a holdout. kbt::Error(config) at validation.holdout when
+// either side would hold no bar.
+struct TrainTest {
+  ScoringWindow train, test;
+};
+std::optional<TrainTest> resolve_holdout(const RunConfig& config, const BarData& bars);
 
 // Settings for evaluating a program on `bars` without a simulation (`kbt eval
 // --device`): no fees, the whole data as the window, one period per year.

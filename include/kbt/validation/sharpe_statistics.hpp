@@ -7,6 +7,7 @@
 // kurtosis non-excess (3 for normal returns).
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace kbt::stats {
@@ -45,5 +46,9 @@ double min_track_record_length(double sharpe, double benchmark, double skewness,
 // Effective number of independent trials from the mean off-diagonal
 // correlation rho of N trials: rho + (1 - rho) N (clamped to [1, N]).
 double effective_trials_from_correlation(double mean_correlation, double n_trials);
+
+// Spearman rank correlation of two rank lists over the items ranked (> 0) in
+// both (NaN below 2): 1 - 6 sum d^2 / (m (m^2 - 1)) after re-ranking them 1..m.
+double rank_correlation(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b);
 
 }  // namespace kbt::stats

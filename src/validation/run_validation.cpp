@@ -1,0 +1,166 @@
+// The validation stage (include/kbt/validation/validation.hpp, docs/validation.md).
+
+#include <kbt/validation/validation.hpp>
+
+#include <kbt/core/error.hpp>
+#include <kbt/data/time_format.hpp>
+#include <kbt/lang/compiler.hpp>
+#include <kbt/reference/evaluator.hpp>
+#include <kbt/reference/simulator.hpp>
+#include <kbt/sweep/top_k.hpp>
+#include <kbt/validation/correlation.hpp>
+#include <kbt/validation/period_returns.hpp>
+#include <kbt/validation/sharpe_statistics.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "sweep/host_parallel.hpp"
+
+namespace kbt {
+namespace {
+
+std::string describe(const BarData& bars, const ScoringWindow& w) {
+  return "bars [" + std::to_string(w.begin) + ", " + std::to_string(w.end) + "): " +
+         format_iso8601_utc(bars.timestamps[w.begin]) + " to " + format_iso8601_utc(bars.timestamps[w.end - 1]);
+}
+
+// The variance of the trials' Sharpe ratios per period: from every combo's
+// `sharpe` (annualised with the bars' periods per year) when the rows hold it.
+double trials_sharpe_variance(const SweepResults& sweep, double period_per_year, std::string& from) {
+  if (sweep.rows && has_metric(sweep.rows->metric_mask(), int(Metric::sharpe))) {
+    double n = 0, mean = 0, m2 = 0;  // Welford over the finite values
+    for_each_row_block(*sweep.rows, 65536, RowParts{false, false, true},
+                       [&](std::uint64_t, std::uint64_t count, const std::uint64_t*, const double*, const double* m) {
+                         for (std::uint64_t i = 0; i < count; ++i) {
+                           const double x = m[i * n_metrics + int(Metric::sharpe)];
+                           if (!std::isfinite(x)) continue;
+                           n += 1;
+                           const double d = x - mean;
+                           mean += d / n;
+                           m2 += d * (x - mean);
+                         }
+                       });
+    if (n > 1) {
+      from = "every combo";
+      return m2 / (n - 1) / period_per_year;  // (annual Sharpe / sqrt(periods a year))^2
+    }
+  }
+  from = "the candidates";
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+}  // namespace
+
+ValidationResults run_validation(const RunConfig& config, const BarData& bars, const SweepResults& sweep,
+                                 const std::string& device, int threads) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const ValidationSettings& settings = config.validation;
+  ValidationResults v;
+  v.objective = config.sweep.objective;
+  const ResolvedSimulation sim = resolve_simulation(config, bars);
+  v.train = sim.window;
+  v.test = sim.test_window;
+  v.train_text = describe(bars, v.train);
+  if (v.test) v.test_text = describe(bars, *v.test);
+  v.period = settings.period == "bars" ? std::to_string(settings.period_bars) + " bars" : settings.period;
+  v.n_trials = sweep.n_rows();
+  v.param_names = sweep.param_names;
+
+  // The candidates: the sweep's best rows (every metric), best first.
+  const RowTable best = sweep.best.first(static_cast<std::size_t>(settings.top_k));
+  const std::size_t k = best.size();
+  v.rows = best.rows;
+  v.combo_ids = best.combo_ids;
+  v.params = best.params;
+  v.metrics = best.metrics;
+
+  const Program program = compile_strategy(config.strategy, schema_of(bars));
+  std::vector<std::size_t> column;  // each program param's column in the results
+  for (const auto& name : program.param_names) {
+    const auto it = std::find(v.param_names.begin(), v.param_names.end(), name);
+    if (it == v.param_names.end())
+      throw Error(ErrorCategory::data_format, "the sweep results have no column for parameter '" + name + "'");
+    column.push_back(static_cast<std::size_t>(it - v.param_names.begin()));
+  }
+  const PeriodGrid grid = make_period_grid(bars, v.train, settings.period, settings.period_bars, sim.periods_per_year);
+  const std::size_t p = grid.size();
+  v.periods_per_year = grid.periods_per_year;
+  v.period_start_ns = grid.start_ns;
+  v.period_returns.assign(p * k, 0.0);
+  if (v.test) v.test_metrics.assign(k * n_metrics, 0.0);
+  ResolvedSimulation test_sim = sim;
+  if (v.test) test_sim.window = *v.test;
+  SimulationOptions keep;
+  keep.keep_equity = true;
+  detail::host_parallel_for(k, detail::resolve_thread_count(threads), [&](std::size_t j) {
+    std::vector<double> values(column.size());
+    for (std::size_t q = 0; q < column.size(); ++q) values[q] = best.params_of(j)[column[q]];
+    const StrategyOutputs signals = evaluate_strategy_reference(program, bars, values.data());
+    const SimulationResult in_sample = simulate_reference(bars, sim, signals, keep);
+    const std::vector<double> r = period_returns(in_sample.equity, sim.initial_capital, grid);
+    for (std::size_t t = 0; t < p; ++t) v.period_returns[t * k + j] = r[t];
+    if (v.test) {
+      const SimulationResult out = simulate_reference(bars, test_sim, signals);
+      std::copy(out.metrics.begin(), out.metrics.end(), v.test_metrics.begin() + static_cast<std::ptrdiff_t>(j * n_metrics));
+    }
+  });
+
+  // Per candidate: the moments of its period returns, PSR, MinTRL.
+  std::vector<double> x(p);
+  for (std::size_t j = 0; j < k; ++j) {
+    for (std::size_t t = 0; t < p; ++t) x[t] = v.period_returns[t * k + j];
+    const stats::Moments m = stats::moments(x.data(), p);
+    v.sharpe.push_back(m.sharpe());
+    v.skewness.push_back(m.skewness);
+    v.kurtosis.push_back(m.kurtosis);
+    v.psr.push_back(stats::probabilistic_sharpe(m.sharpe(), 0.0, double(p), m.skewness, m.kurtosis));
+    v.min_trl.push_back(stats::min_track_record_length(m.sharpe(), 0.0, m.skewness, m.kurtosis, 0.95));
+  }
+  // The trials: correlation (effective number), the variance of their Sharpe ratios, SR0, DSR.
+  if (k >= 2 && p >= 2) {
+    const CorrelationSummary c = correlation_of(v.period_returns, p, k, device);
+    v.mean_correlation = c.mean_off_diagonal;
+    v.effective_rank = c.effective_rank;
+  }
+  v.effective_trials = stats::effective_trials_from_correlation(v.mean_correlation, double(std::max<std::uint64_t>(v.n_trials, 1)));
+  v.sharpe_variance = trials_sharpe_variance(sweep, v.periods_per_year, v.sharpe_variance_from);
+  if (!std::isfinite(v.sharpe_variance)) {
+    const std::vector<double> finite = [&] {
+      std::vector<double> out;
+      for (const double s : v.sharpe)
+        if (std::isfinite(s)) out.push_back(s);
+      return out;
+    }();
+    v.sharpe_variance = finite.size() > 1 ? std::pow(stats::moments(finite.data(), finite.size()).std_dev, 2) : 0.0;
+  }
+  v.expected_max_sharpe = stats::expected_max_sharpe(v.effective_trials, v.sharpe_variance);
+  for (std::size_t j = 0; j < k; ++j)
+    v.dsr.push_back(stats::probabilistic_sharpe(v.sharpe[j], v.expected_max_sharpe, double(p), v.skewness[j], v.kurtosis[j]));
+
+  // PBO over the candidates' period returns.
+  const auto blocks = static_cast<std::size_t>(settings.pbo_blocks);
+  if (k < 2)
+    v.pbo_skipped = "fewer than 2 candidates";
+  else if (p < 2 * blocks)
+    v.pbo_skipped = std::to_string(p) + " periods of " + v.period + " are too few for " + std::to_string(blocks) +
+                    " blocks of at least 2 (validation.period, validation.pbo_blocks)";
+  else
+    v.pbo = probability_of_backtest_overfitting(v.period_returns, p, k, blocks, device);
+
+  // Holdout: the out-of-sample ranks.
+  if (v.test) {
+    for (std::size_t j = 0; j < k; ++j) v.rank_in_sample.push_back(j + 1);
+    v.rank_out_of_sample.assign(k, 0);
+    const auto order = select_top_k(v.test_metrics, v.combo_ids, v.objective, k);
+    for (std::size_t r = 0; r < order.size(); ++r) v.rank_out_of_sample[order[r]] = r + 1;
+    v.rank_correlation = stats::rank_correlation(v.rank_in_sample, v.rank_out_of_sample);
+  }
+  v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return v;
+}
+
+}  // namespace kbt
