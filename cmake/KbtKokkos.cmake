@@ -104,7 +104,10 @@ endif()
 # Kokkos Kernels, in either shape, as the imported target kbt::kokkoskernels
 # (imported, so that kbt's exported targets can name it and a consumer's
 # find_package(kbt), which includes this file, recreates it).
-find_package(KokkosKernels REQUIRED)
+# Next to the Kokkos found above first (-DKokkos_ROOT=PREFIX holds both),
+# then the default places.
+get_filename_component(_kbt_kokkos_prefix "${Kokkos_DIR}/../../.." ABSOLUTE)
+find_package(KokkosKernels REQUIRED HINTS "${_kbt_kokkos_prefix}" "${Kokkos_DIR}/..")
 message(STATUS "kbt: Kokkos Kernels ${KokkosKernels_VERSION} from ${KokkosKernels_DIR}")
 if(NOT TARGET kbt::kokkoskernels)
   add_library(kbt::kokkoskernels INTERFACE IMPORTED)
