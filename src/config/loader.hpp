@@ -78,6 +78,8 @@ class Loader {
   void verify(const YamlEntry& e);
   // validation_section.cpp
   void validation(const YamlEntry& e);
+  void walk_forward(const YamlEntry& e);
+  WindowLength window_length(const YamlEntry& e, const std::string& what) const;
   // output_section.cpp
   void output(const YamlEntry& e);
   void heatmap(const YamlEntry& e);

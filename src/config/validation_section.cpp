@@ -7,11 +7,14 @@
 
 #include "config/number_text.hpp"
 
+#include <kbt/data/time_format.hpp>
+
 namespace kbt::detail {
 
 namespace {
 
-const std::vector<std::string> validation_keys = {"holdout", "top_k", "period", "pbo_blocks"};
+const std::vector<std::string> validation_keys = {"holdout", "walk_forward", "top_k", "period", "pbo_blocks"};
+const std::vector<std::string> walk_forward_keys = {"train", "test", "step", "anchored", "purge", "embargo"};
 
 }  // namespace
 
@@ -54,11 +57,52 @@ void Loader::validation(const YamlEntry& e) {
       } else {
         v.period = choice(item, what, {"day", "week", "month"});
       }
+    } else if (k == "walk_forward") {
+      walk_forward(item);
     } else if (k == "pbo_blocks") {
       v.pbo_blocks = integer(item, what, 2);
       if (v.pbo_blocks % 2 != 0 || v.pbo_blocks > 26) bad(item, what, "an even number of blocks from 2 to 26");
     }
   }
+  if (v.walk_forward && v.has_holdout())
+    doc_.fail(ErrorCategory::config, e.value, "validation: give holdout or walk_forward, not both");
+}
+
+WindowLength Loader::window_length(const YamlEntry& e, const std::string& what) const {
+  const std::string expected = "a number of bars >= 1, or a span of time such as 90d, 6mo, 2y";
+  if (!e.value.IsScalar()) bad(e, what, expected);
+  WindowLength w;
+  const std::string& text = e.value.Scalar();
+  if (const auto i = detail::parse_integer(text)) {
+    if (*i < 1) bad(e, what, expected);
+    w.bars = *i;
+  } else if (parse_calendar_span(text)) {
+    w.span = text;
+  } else {
+    bad(e, what, expected);
+  }
+  return w;
+}
+
+void Loader::walk_forward(const YamlEntry& e) {
+  WalkForwardSettings w;
+  const YamlEntry* train = nullptr;
+  const YamlEntry* test = nullptr;
+  const auto items = doc_.entries(e, "validation.walk_forward", walk_forward_keys);
+  for (const auto& item : items) {
+    const std::string what = "validation.walk_forward." + item.name;
+    note(item, what);
+    if (item.name == "train") w.train = window_length(item, what), train = &item;
+    else if (item.name == "test") w.test = window_length(item, what), test = &item;
+    else if (item.name == "step") w.step = window_length(item, what);
+    else if (item.name == "anchored") w.anchored = boolean(item, what);
+    else if (item.name == "purge") w.purge = integer(item, what, 0);
+    else if (item.name == "embargo") w.embargo = integer(item, what, 0);
+  }
+  if (!train || !test)
+    doc_.fail(ErrorCategory::config, e.value, "validation.walk_forward needs train and test (and optionally step)");
+  if (w.step.bars == 0 && w.step.span.empty()) w.step = w.test;  // consecutive test windows
+  cfg_.validation.walk_forward = w;
 }
 
 }  // namespace kbt::detail

@@ -279,4 +279,39 @@ std::int64_t calendar_period_of(std::int64_t ns, CalendarPeriod period) {
   return days;
 }
 
+std::optional<CalendarSpan> parse_calendar_span(std::string_view text) {
+  const auto calendar = [&](std::string_view unit, std::int64_t per) -> std::optional<CalendarSpan> {
+    if (text.size() <= unit.size() || text.substr(text.size() - unit.size()) != unit) return std::nullopt;
+    const std::string_view digits = text.substr(0, text.size() - unit.size());
+    std::int64_t count = 0;
+    for (const char c : digits) {
+      if (!is_digit(c) || count > 100000) return std::nullopt;
+      count = count * 10 + (c - '0');
+    }
+    if (count <= 0) return std::nullopt;
+    return CalendarSpan{0, count * per};
+  };
+  if (auto months = calendar("mo", 1)) return months;
+  if (auto years = calendar("y", 12)) return years;
+  if (const auto ns = parse_duration_ns(text)) return CalendarSpan{*ns, 0};
+  return std::nullopt;
+}
+
+std::int64_t CalendarSpan::advance(std::int64_t from_ns) const {
+  if (months == 0) return from_ns + ns;
+  const std::int64_t day_ns = 86400 * kNsPerSec;
+  std::int64_t days = from_ns / day_ns, in_day = from_ns % day_ns;
+  if (in_day < 0) in_day += day_ns, --days;
+  std::int64_t y;
+  unsigned m, d;
+  civil_from_days(days, y, m, d);
+  const std::int64_t month_index = 12 * y + (m - 1) + months;
+  const std::int64_t ny = month_index >= 0 ? month_index / 12 : (month_index - 11) / 12;
+  const auto nm = static_cast<unsigned>(month_index - 12 * ny + 1);
+  // The last day of the target month: the day before the first of the next.
+  const std::int64_t next_first = nm == 12 ? days_from_civil(ny + 1, 1, 1) : days_from_civil(ny, nm + 1, 1);
+  const auto last = static_cast<unsigned>(next_first - days_from_civil(ny, nm, 1));
+  return days_from_civil(ny, nm, d < last ? d : last) * day_ns + in_day;
+}
+
 }  // namespace kbt

@@ -46,6 +46,52 @@ void write_metric_table(hid_t parent, const std::string& name, const std::vector
   for (std::size_t m = 0; m < n_metrics; ++m) write_doubles(g, metric_names()[m], column(table, n_metrics, m), path);
 }
 
+// /validation/walk_forward: per fold its windows and choice (and its top-K
+// in folds/<f>/), the stitched out-of-sample run, efficiency and stability.
+void write_walk_forward(hid_t parent, const WalkForwardResults& wf, const std::vector<std::string>& param_names,
+                        const std::string& path) {
+  H5Id g = make_group(parent, "walk_forward", path);
+  const std::size_t np = param_names.size();
+  std::vector<std::uint64_t> train_begin, train_end, test_begin, test_end, chosen_row, chosen_id;
+  std::vector<double> chosen_params, train_metrics, test_metrics, correlation;
+  for (const WalkForwardFold& f : wf.folds) {
+    train_begin.push_back(f.train.begin), train_end.push_back(f.train.end);
+    test_begin.push_back(f.test.begin), test_end.push_back(f.test.end);
+    correlation.push_back(f.rank_correlation);
+    const bool chose = f.best.size() > 0;
+    chosen_row.push_back(chose ? f.best.rows[0] : 0);
+    chosen_id.push_back(chose ? f.best.combo_ids[0] : 0);
+    for (std::size_t p = 0; p < np; ++p) chosen_params.push_back(chose ? f.best.params_of(0)[p] : 0.0 / 0.0);
+    for (std::size_t m = 0; m < n_metrics; ++m) {
+      train_metrics.push_back(chose ? f.best.metrics_of(0)[m] : 0.0 / 0.0);
+      test_metrics.push_back(chose ? f.test_metrics[m] : 0.0 / 0.0);
+    }
+  }
+  for (const auto& [name, v] : {std::pair<const char*, const std::vector<std::uint64_t>*>{"train_begin", &train_begin},
+                                {"train_end", &train_end}, {"test_begin", &test_begin}, {"test_end", &test_end},
+                                {"chosen_row", &chosen_row}, {"chosen_combo_id", &chosen_id}})
+    write_u64s(g, name, *v, path);
+  {
+    H5Id gp = make_group(g, "chosen_params", path);
+    for (std::size_t p = 0; p < np; ++p) write_doubles(gp, param_names[p], column(chosen_params, np, p), path);
+  }
+  write_metric_table(g, "train_metrics", train_metrics, path);
+  write_metric_table(g, "test_metrics", test_metrics, path);
+  write_doubles(g, "rank_correlation", correlation, path);
+  {
+    H5Id gs = make_group(g, "stitched_metrics", path);
+    for (std::size_t m = 0; m < wf.stitched_metrics.size(); ++m)
+      write_doubles(gs, metric_names()[m], {wf.stitched_metrics[m]}, path);
+  }
+  write_doubles(g, "stitched_equity", wf.stitched_equity, path);
+  write_number_attribute(g, "stitched_begin", static_cast<double>(wf.stitched.begin), path);
+  write_number_attribute(g, "stitched_end", static_cast<double>(wf.stitched.end), path);
+  write_number_attribute(g, "efficiency", wf.efficiency, path);
+  write_number_attribute(g, "stability", wf.stability, path);
+  write_number_attribute(g, "distinct_choices", static_cast<double>(wf.distinct_choices), path);
+  write_doubles(g, "param_drift", wf.param_drift, path);
+}
+
 void write_window(hid_t g, const std::string& name, const ScoringWindow& w, const std::string& text,
                   const std::string& path) {
   write_string(g, name, text, path, true);
@@ -105,6 +151,7 @@ void write_validation_group(hid_t file, const ValidationResults& v, const std::s
   } else {
     write_string(g, "pbo_skipped", v.pbo_skipped, path, true);
   }
+  if (v.walk_forward) write_walk_forward(g, *v.walk_forward, v.param_names, path);
 }
 
 namespace {

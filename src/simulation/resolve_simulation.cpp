@@ -7,6 +7,7 @@
 
 #include <kbt/core/detail/scalar_math.hpp>
 #include <kbt/core/error.hpp>
+#include <kbt/data/time_format.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -165,6 +166,52 @@ ResolvedSimulation resolve_simulation(const RunConfig& config, const BarData& ba
     r.test_window = split->test;
   }
   return r;
+}
+
+std::vector<TrainTest> resolve_walk_forward(const RunConfig& config, const BarData& bars) {
+  std::vector<TrainTest> folds;
+  if (!config.validation.walk_forward) return folds;
+  const WalkForwardSettings& wf = *config.validation.walk_forward;
+  const ScoringWindow w = resolve_scoring_window(bars, config.simulation);
+  const std::size_t n = bars.n_bars();
+  const auto fail_at = [&](const std::string& key, const std::string& message) {
+    throw Error(ErrorCategory::config, config.where("validation.walk_forward." + key) + ": validation.walk_forward." +
+                                           key + ": " + message);
+  };
+  // The bar `length` after `from`: n + 1 when the length runs past the data
+  // (a window that would end there is not whole).
+  const auto after = [&](std::size_t from, const WindowLength& length) -> std::size_t {
+    if (from >= n) return n + 1;
+    if (length.bars > 0) return std::min<std::size_t>(n + 1, from + static_cast<std::size_t>(length.bars));
+    const std::int64_t until = parse_calendar_span(length.span)->advance(bars.timestamps[from]);
+    return until > bars.timestamps.back() + 1 ? n + 1 : first_bar_at_or_after(bars, until);
+  };
+  std::size_t roll = w.begin, previous_test_end = 0;
+  for (std::size_t f = 0;; ++f) {
+    if (f > 0) {
+      const std::size_t next = after(roll, wf.step);
+      if (next <= roll) fail_at("step", "it does not advance past bar " + std::to_string(roll));
+      roll = next;
+    }
+    std::size_t train_begin = wf.anchored ? w.begin : roll;
+    // The embargo: a train window does not start just after an earlier test window.
+    if (!wf.anchored && f > 0 && train_begin >= previous_test_end &&
+        train_begin < previous_test_end + static_cast<std::size_t>(wf.embargo))
+      train_begin = previous_test_end + static_cast<std::size_t>(wf.embargo);
+    const std::size_t train_end = after(roll, wf.train);
+    const std::size_t test_begin = train_end + static_cast<std::size_t>(wf.purge);
+    const std::size_t test_end = after(test_begin, wf.test);
+    if (test_begin >= w.end || test_end > w.end || test_end <= test_begin || train_begin >= train_end) break;
+    if (!folds.empty() && test_begin < folds.back().test.end)
+      fail_at("step", "the test windows would overlap (a step shorter than test): the out-of-sample equity "
+                      "stitches them end to end");
+    folds.push_back(TrainTest{{train_begin, train_end}, {test_begin, test_end}});
+    previous_test_end = test_end;
+  }
+  if (folds.empty())
+    fail_at("train", "the scoring window [" + std::to_string(w.begin) + ", " + std::to_string(w.end) +
+                         ") holds no whole fold of train, purge and test");
+  return folds;
 }
 
 std::optional<TrainTest> resolve_holdout(const RunConfig& config, const BarData& bars) {

@@ -81,14 +81,17 @@ class KernelEngine final : public SweepEngine {
     return out;
   }
 
-  std::vector<double> all_metrics(const std::vector<std::uint64_t>& rows) override {
+  std::vector<double> all_metrics(const std::vector<std::uint64_t>& rows,
+                                  const std::optional<ScoringWindow>& window) override {
     if (rows.empty()) return {};
-    runner_->set_scoring_window(sweep_.sim.window);
+    if (window) check_scoring_windows({*window}, bars_.n_bars());
+    runner_->set_scoring_window(window ? *window : sweep_.sim.window);
     runner_->set_metric_groups(metric_group::all);
     KernelTopKRequest none;
     none.combo_ids.resize(rows.size());
     KernelSweepOutput k = runner_->run(sweep_.combos.subset(rows).params(0, rows.size()), none);
     runner_->set_metric_groups(sweep_.metric_groups);
+    runner_->set_scoring_window(sweep_.sim.window);
     return std::move(k.metrics);
   }
 

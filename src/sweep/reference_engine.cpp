@@ -65,14 +65,18 @@ class ReferenceEngine final : public SweepEngine {
     return out;
   }
 
-  std::vector<double> all_metrics(const std::vector<std::uint64_t>& rows) override {
+  std::vector<double> all_metrics(const std::vector<std::uint64_t>& rows,
+                                  const std::optional<ScoringWindow>& window) override {
+    if (window) check_scoring_windows({*window}, bars_.n_bars());
+    ResolvedSimulation sim = sweep_.sim;
+    if (window) sim.window = *window;
     const std::vector<double> params = sweep_.combos.subset(rows).params(0, rows.size());
     std::vector<double> out(rows.size() * n_metrics);
     detail::host_parallel_for(rows.size(), threads_, [&](std::size_t j) {
       const StrategyOutputs signals =
           evaluate_strategy_reference(sweep_.program, bars_, params.data() + j * sweep_.n_params(), &cache_);
-      const SimulationResult sim = simulate_reference(bars_, sweep_.sim, signals);
-      std::copy(sim.metrics.begin(), sim.metrics.end(), out.begin() + static_cast<std::ptrdiff_t>(j * n_metrics));
+      const SimulationResult r = simulate_reference(bars_, sim, signals);
+      std::copy(r.metrics.begin(), r.metrics.end(), out.begin() + static_cast<std::ptrdiff_t>(j * n_metrics));
     });
     return out;
   }

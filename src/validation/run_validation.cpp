@@ -159,6 +159,7 @@ ValidationResults run_validation(const RunConfig& config, const BarData& bars, c
     for (std::size_t r = 0; r < order.size(); ++r) v.rank_out_of_sample[order[r]] = r + 1;
     v.rank_correlation = stats::rank_correlation(v.rank_in_sample, v.rank_out_of_sample);
   }
+  if (settings.walk_forward) v.walk_forward = run_walk_forward(config, bars, device, threads);
   v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return v;
 }

@@ -19,6 +19,40 @@ std::string percent(double x) {
   return buf;
 }
 
+std::string window_text(const ScoringWindow& w) {
+  return "[" + std::to_string(w.begin) + ", " + std::to_string(w.end) + ")";
+}
+
+// The folds, their choices and the stitched out-of-sample run.
+std::string format_walk_forward(const WalkForwardResults& wf, const Objective& objective,
+                                const std::vector<std::string>& param_names) {
+  const auto m = static_cast<std::size_t>(metric_index(objective.metric));
+  std::string out = "  walk-forward: " + std::to_string(wf.folds.size()) + " folds; " + objective.metric +
+                    " out of sample (stitched " + window_text(wf.stitched) + "): " +
+                    (wf.stitched_metrics.empty() ? std::string("-") : num(wf.stitched_metrics[m])) +
+                    "; efficiency " + num(wf.efficiency) + "; stability " + num(wf.stability) + " (" +
+                    std::to_string(wf.distinct_choices) + " distinct choices)\n";
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> header{"fold", "train", "test", "combo"};
+  for (const auto& p : param_names) header.push_back(p);
+  header.insert(header.end(), {objective.metric + " train", objective.metric + " test", "Spearman"});
+  rows.push_back(header);
+  for (std::size_t f = 0; f < wf.folds.size(); ++f) {
+    const WalkForwardFold& fold = wf.folds[f];
+    std::vector<std::string> line{std::to_string(f + 1), window_text(fold.train), window_text(fold.test)};
+    if (fold.best.size() == 0) {
+      line.push_back("none eligible");
+      rows.push_back(line);
+      continue;
+    }
+    line.push_back(std::to_string(fold.best.combo_ids[0]));
+    for (std::size_t p = 0; p < param_names.size(); ++p) line.push_back(num(fold.best.params_of(0)[p]));
+    line.insert(line.end(), {num(fold.best.metrics_of(0)[m]), num(fold.test_metrics[m]), num(fold.rank_correlation)});
+    rows.push_back(line);
+  }
+  return out + detail::format_table(rows);
+}
+
 }  // namespace
 
 std::string format_validation_summary(const ValidationResults& v, std::size_t show) {
@@ -38,6 +72,7 @@ std::string format_validation_summary(const ValidationResults& v, std::size_t sh
   if (v.test)
     out += "  in sample vs held out: Spearman " + num(v.rank_correlation) + " over the candidates eligible on both\n";
   const int metric = metric_index(v.objective.metric);
+  if (v.walk_forward) out += format_walk_forward(*v.walk_forward, v.objective, v.param_names);
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> header{"rank", "combo"};
   for (const auto& p : v.param_names) header.push_back(p);

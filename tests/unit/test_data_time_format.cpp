@@ -94,3 +94,27 @@ TEST(DataTimeFormat, Durations) {
 }
 
 }  // namespace
+
+// Spans of time for walk-forward windows: durations, and calendar months and
+// years that keep the day of the month (clamped) and the time of day.
+TEST(DataTimeFormat, CalendarSpansAdvanceByMonthsAndDurations) {
+  const auto at = [](const char* iso) { return *kbt::parse_iso8601_ns(iso); };
+  const auto advance = [&](const char* span, const char* from) {
+    return kbt::format_iso8601_utc(kbt::parse_calendar_span(span)->advance(at(from)));
+  };
+  EXPECT_EQ(advance("1mo", "2021-01-31T12:00:00Z"), "2021-02-28T12:00:00Z");
+  EXPECT_EQ(advance("1mo", "2024-01-31"), "2024-02-29T00:00:00Z");  // a leap year
+  EXPECT_EQ(advance("6mo", "2021-08-15T01:02:03Z"), "2022-02-15T01:02:03Z");
+  EXPECT_EQ(advance("2y", "2020-02-29"), "2022-02-28T00:00:00Z");
+  EXPECT_EQ(advance("90d", "2021-01-01"), "2021-04-01T00:00:00Z");
+  EXPECT_EQ(advance("12h", "2021-01-01"), "2021-01-01T12:00:00Z");
+  for (const char* bad : {"", "mo", "0mo", "6m0", "2years", "1.5y"}) EXPECT_FALSE(kbt::parse_calendar_span(bad)) << bad;
+  // Calendar periods: a Sunday and the Monday after are in different weeks.
+  EXPECT_NE(kbt::calendar_period_of(at("2021-01-03"), kbt::CalendarPeriod::week),
+            kbt::calendar_period_of(at("2021-01-04"), kbt::CalendarPeriod::week));
+  EXPECT_EQ(kbt::calendar_period_of(at("2021-01-04"), kbt::CalendarPeriod::week),
+            kbt::calendar_period_of(at("2021-01-10T23:59:59Z"), kbt::CalendarPeriod::week));
+  EXPECT_EQ(kbt::calendar_period_of(at("2021-02-01"), kbt::CalendarPeriod::month) -
+                kbt::calendar_period_of(at("2020-02-29"), kbt::CalendarPeriod::month),
+            12);
+}

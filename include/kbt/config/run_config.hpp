@@ -100,6 +100,21 @@ struct VerifySettings {
   std::optional<std::int64_t> score_end_bar, score_end_time_ns;
 };
 
+// A window length of the walk-forward: bars, or a span of time
+// (parse_calendar_span: "90d", "6mo", "2y").
+struct WindowLength {
+  std::int64_t bars = 0;  // > 0: this many bars
+  std::string span;       // else this span of time
+};
+
+// validation.walk_forward (docs/validation.md "Walk-forward").
+struct WalkForwardSettings {
+  WindowLength train, test, step;
+  bool anchored = false;      // every train window starts at the scoring window's start
+  std::int64_t purge = 0;     // bars between a train window's end and its test window
+  std::int64_t embargo = 0;   // bars after a test window that no later train window starts in
+};
+
 // The validation stage (docs/validation.md): is the winner real?
 struct ValidationSettings {
   bool enabled = false;  // the section is present
@@ -112,6 +127,7 @@ struct ValidationSettings {
   std::string period = "day";     // per-period returns: day | week | month, or `period_bars`
   std::int64_t period_bars = 0;   // > 0: periods of this many bars
   std::int64_t pbo_blocks = 16;   // CSCV blocks S (even)
+  std::optional<WalkForwardSettings> walk_forward;
   bool has_holdout() const { return holdout_fraction || holdout_bars || holdout_time_ns; }
 };
 

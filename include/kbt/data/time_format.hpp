@@ -54,4 +54,15 @@ std::string format_duration(std::int64_t ns);
 enum class CalendarPeriod { day, week, month };
 std::int64_t calendar_period_of(std::int64_t ns, CalendarPeriod period);
 
+// A span of time that a window can last (validation.walk_forward): a
+// parse_duration_ns duration ("90d", "4w", "12h"), or calendar months ("6mo")
+// or years ("2y", twelve months). `advance` moves `ns` forward by it; months
+// keep the day of the month (clamped to the month's length) and the time of day.
+struct CalendarSpan {
+  std::int64_t ns = 0;      // a fixed duration, or 0
+  std::int64_t months = 0;  // calendar months, or 0
+  std::int64_t advance(std::int64_t from_ns) const;
+};
+std::optional<CalendarSpan> parse_calendar_span(std::string_view text);
+
 }  // namespace kbt

@@ -77,6 +77,13 @@ struct TrainTest {
 };
 std::optional<TrainTest> resolve_holdout(const RunConfig& config, const BarData& bars);
 
+// validation.walk_forward on the config's scoring window (docs/validation.md
+// "Walk-forward"): the folds in time order, each a train window and the test
+// window after it; empty without walk_forward. kbt::Error(config) at the
+// walk_forward key when no whole fold fits, a step does not advance, or test
+// windows would overlap.
+std::vector<TrainTest> resolve_walk_forward(const RunConfig& config, const BarData& bars);
+
 // Settings for evaluating a program on `bars` without a simulation (`kbt eval
 // --device`): no fees, the whole data as the window, one period per year.
 ResolvedSimulation evaluation_only(const BarData& bars);

@@ -40,6 +40,13 @@ struct DriverResult {
   double seconds_best_rows = 0;    // the best rows' other metrics
 };
 
+// The best `top_k.k` rows of the sweep on each of `windows` (one pass over the
+// combos, chunk by chunk, every window per chunk), best first, with the
+// engine's metric set: the walk-forward's per-fold ranking.
+std::vector<RowTable> rank_on_windows(SweepEngine& engine, const PreparedSweep& sweep,
+                                      const std::vector<ScoringWindow>& windows, const EngineTopK& top_k,
+                                      std::uint64_t chunk_combos);
+
 // Simulates combos [options.resumed, n) of `sweep` on its own scoring window;
 // their metrics go to options.commit, chunk by chunk.
 DriverResult drive_sweep(SweepEngine& engine, const PreparedSweep& sweep, const EngineTopK& top_k,

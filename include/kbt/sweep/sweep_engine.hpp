@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,10 +56,12 @@ class SweepEngine {
                            const EngineTopK& top_k) = 0;
   // Where the engine selects top-Ks: "host" or the device's name.
   virtual std::string top_k_selected_on() const = 0;
-  // All 21 metrics of the sweep's rows `rows` (ascending), on its own scoring
-  // window: [row][n_metrics], row-major. The best rows of a sweep run with a
-  // smaller metric set get their other metrics here (on the same device).
-  virtual std::vector<double> all_metrics(const std::vector<std::uint64_t>& rows) = 0;
+  // All 21 metrics of the sweep's rows `rows` (ascending) on `window` (by
+  // default the sweep's own): [row][n_metrics], row-major. The best rows of a
+  // sweep run with a smaller metric set get their other metrics here, and the
+  // validation stage its candidates' on other windows (on the same device).
+  virtual std::vector<double> all_metrics(const std::vector<std::uint64_t>& rows,
+                                          const std::optional<ScoringWindow>& window = std::nullopt) = 0;
 };
 
 // The reference engine on `threads` host threads (0 = all cores). Series that

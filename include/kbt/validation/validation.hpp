@@ -22,6 +22,25 @@
 
 namespace kbt {
 
+// validation.walk_forward (docs/validation.md "Walk-forward").
+struct WalkForwardFold {
+  ScoringWindow train, test;
+  RowTable best;                      // its top-K on the train window, best first, all 21 metrics there
+  std::vector<double> test_metrics;   // [K][n_metrics]: the same rows on the test window
+  std::vector<std::uint64_t> rank_out_of_sample;  // 1-based by the objective on the test window; 0 = not eligible
+  double rank_correlation = 0;        // Spearman of in-sample and test ranks
+};
+struct WalkForwardResults {
+  std::vector<WalkForwardFold> folds;  // in time order; each fold's choice is best.rows[0]
+  ScoringWindow stitched;              // from the first test window's start to the last's end
+  std::vector<double> stitched_metrics;  // [n_metrics]: the chosen combos spliced, one simulation
+  std::vector<double> stitched_equity;   // at each bar of `stitched`
+  double efficiency = 0;               // mean test objective / mean train objective of the choices
+  std::vector<double> param_drift;     // per param: mean |change| between folds / the axis range
+  double stability = 0;                // 1 - the mean drift
+  std::size_t distinct_choices = 0;
+};
+
 struct ValidationResults {
   Objective objective;
   ScoringWindow train;                     // the sweep's window
@@ -57,6 +76,8 @@ struct ValidationResults {
   std::vector<std::uint64_t> rank_in_sample, rank_out_of_sample;  // 1-based; 0 = not eligible out of sample
   double rank_correlation = 0;             // Spearman over the candidates eligible on both
 
+  std::optional<WalkForwardResults> walk_forward;
+
   double seconds = 0;
   std::size_t n() const { return rows.size(); }
   std::size_t n_periods() const { return period_start_ns.size(); }
@@ -70,6 +91,13 @@ struct ValidationResults {
 // thrown: pbo_skipped).
 ValidationResults run_validation(const RunConfig& config, const BarData& bars, const SweepResults& sweep,
                                  const std::string& device, int threads);
+
+// The walk-forward of `config` (its folds by resolve_walk_forward): every
+// combo ranked on every train window in one pass of the engine of `device`
+// ("reference" or a Kokkos space, fp64), each fold's top-K scored on its test
+// window, and the stitched out-of-sample run of the folds' choices.
+WalkForwardResults run_walk_forward(const RunConfig& config, const BarData& bars, const std::string& device,
+                                    int threads);
 
 // A few lines for the terminal.
 std::string format_validation_summary(const ValidationResults& v, std::size_t show = 10);
