@@ -18,6 +18,8 @@
 
 #include <cmath>
 #include <cstring>
+
+#include "support/synthetic.hpp"
 #include <map>
 #include <random>
 
@@ -33,13 +35,7 @@ std::string yaml(const std::string& validation) {
 }
 
 // Hourly bars over 125 days.
-kbt::BarData hourly_bars() {
-  kbt::SynthOptions o;
-  o.n_symbols = 1;
-  o.n_bars = 3000;
-  o.seed = 21;
-  return kbt::synth_bars(o);
-}
+kbt::BarData hourly_bars() { return kbt::test::synthetic_bars(1, 3000, 21); }
 
 kbt::SweepOutcome sweep(const kbt::RunConfig& config, const kbt::BarData& bars) {
   kbt::SweepRequest request;

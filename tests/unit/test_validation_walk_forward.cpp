@@ -16,6 +16,8 @@
 #include <kbt/validation/validation.hpp>
 
 #include <cstring>
+
+#include "support/synthetic.hpp"
 #include <map>
 
 namespace {
@@ -29,13 +31,7 @@ std::string yaml(const std::string& walk_forward) {
          "validation: {top_k: 4, walk_forward: " + walk_forward + "}\n";
 }
 
-kbt::BarData hourly_bars() {
-  kbt::SynthOptions o;
-  o.n_symbols = 1;
-  o.n_bars = 3000;
-  o.seed = 9;
-  return kbt::synth_bars(o);
-}
+kbt::BarData hourly_bars() { return kbt::test::synthetic_bars(1, 3000, 9); }
 
 std::vector<std::pair<std::size_t, std::size_t>> tests_of(const std::vector<kbt::TrainTest>& folds) {
   std::vector<std::pair<std::size_t, std::size_t>> out;
