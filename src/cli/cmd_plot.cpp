@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <kbt/sweep/backtest.hpp>
 #include <kbt/core/error.hpp>
+#include <kbt/config/config_loader.hpp>
 #include <kbt/config/param_grid.hpp>
 #include <kbt/output/results.hpp>
 #include <kbt/verify/verify.hpp>
@@ -37,6 +38,8 @@ void plot_heatmap(const PlotArgs& a) {
   request.y = a.y;
   request.metric = a.metric;
   request.agg = a.agg;
+  // The run's own eligibility rule, from the config stored in the file.
+  request.min_trades = parse_run_config(loaded.config_yaml, a.results_path + " /config", "").sweep.objective.min_trades;
   const plot::HeatmapGrid grid = plot::heatmap_grid(loaded.results, request);
   plot::write_heatmap_png(grid, a.out, a.results_path + ": " + grid.metric + " over " + a.x + " x " + a.y);
   std::printf("heatmap: %s (%zu x %zu cells)\n", a.out.c_str(), grid.xs.size(), grid.ys.size());

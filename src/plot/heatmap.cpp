@@ -87,6 +87,18 @@ HeatmapGrid heatmap_grid(const SweepResults& r, const HeatmapRequest& request) {
   const std::size_t n_params = r.param_names.size();
   if (!r.rows) throw Error(ErrorCategory::internal, "heatmap: results without rows");
   require_metric(*r.rows, g.metric, "heatmap of '" + g.metric + "'");
+  // Eligibility, the top-K's rule (docs/results.md): a finite objective and
+  // at least min_trades trades.
+  g.objective = r.objective_metric;
+  g.min_trades = request.min_trades;
+  const int objective = metric_index(g.objective);
+  if (objective < 0) throw Error(ErrorCategory::data_format, "heatmap: unknown objective '" + g.objective + "'");
+  require_metric(*r.rows, g.objective, "heatmap eligibility");
+  if (g.min_trades > 0) require_metric(*r.rows, "n_trades", "heatmap eligibility (min_trades)");
+  const auto eligible = [&](const double* row_metrics) {
+    return !std::isnan(row_metrics[objective]) &&
+           (g.min_trades <= 0 || row_metrics[static_cast<int>(Metric::n_trades)] >= g.min_trades);
+  };
 
   if (r.top_k > 0) g.best_row = r.best.rows.front();
   if (g.agg == "best" && !g.best_row)
@@ -115,14 +127,19 @@ HeatmapGrid heatmap_grid(const SweepResults& r, const HeatmapRequest& request) {
   g.ys.assign(ys.begin(), ys.end());
   const std::size_t nx = g.xs.size();
   std::map<std::size_t, std::vector<double>> cells;  // cell -> finite values (median), or its maximum
+  std::set<std::size_t> eligible_cells;               // cells with at least one eligible combo
   for_each_row_block(*r.rows, 65536, RowParts{false, true, true},
                      [&](std::uint64_t, std::uint64_t count, const std::uint64_t*, const double* params,
                          const double* metrics) {
                        for (std::uint64_t i = 0; i < count; ++i) {
                          const double* row = params + i * n_params;
                          if (!in_slice(row)) continue;
-                         const double v = metrics[i * n_metrics + static_cast<std::size_t>(metric)];
-                         auto& cell = cells[index_in(g.ys, row[py]) * nx + index_in(g.xs, row[px])];
+                         const double* m = metrics + i * n_metrics;
+                         const double v = m[metric];
+                         const std::size_t at = index_in(g.ys, row[py]) * nx + index_in(g.xs, row[px]);
+                         auto& cell = cells[at];
+                         if (!eligible(m)) continue;
+                         eligible_cells.insert(at);
                          if (std::isnan(v)) continue;
                          if (g.agg == "median" || cell.empty())
                            cell.push_back(v);
@@ -131,7 +148,9 @@ HeatmapGrid heatmap_grid(const SweepResults& r, const HeatmapRequest& request) {
                        }
                      });
   g.z.assign(nx * g.ys.size(), nan);
+  g.excluded.assign(nx * g.ys.size(), 0);
   for (const auto& [cell, values] : cells) {
+    if (!eligible_cells.count(cell)) g.excluded[cell] = 1;
     if (values.empty()) continue;
     g.z[cell] = g.agg == "median" ? median(values) : values[0];
   }
@@ -166,6 +185,16 @@ void write_heatmap_png(const HeatmapGrid& g, const std::string& out_path,
       }
     if (!data.flush()) throw Error(ErrorCategory::io, "cannot write '" + data_path + "'");
   }
+  // Cells whose combos are all not eligible: grey, with the reason in the key.
+  const std::size_t n_excluded =
+      static_cast<std::size_t>(std::count(g.excluded.begin(), g.excluded.end(), std::uint8_t{1}));
+  const std::string excluded_path = scratch.file("excluded.dat");
+  if (n_excluded > 0) {
+    std::ofstream data(excluded_path);
+    for (std::size_t cell = 0; cell < g.excluded.size(); ++cell)
+      if (g.excluded[cell]) data << cell % nx << ' ' << cell / nx << '\n';
+    if (!data.flush()) throw Error(ErrorCategory::io, "cannot write '" + excluded_path + "'");
+  }
   std::string subtitle = g.agg == "best"   ? (g.fixed.empty() ? std::string("every combo; blank: not simulated or NaN")
                                                                : "other parameters at the best combo's: " + g.fixed)
                          : g.agg == "max" ? "max over the other parameters"
@@ -190,8 +219,18 @@ void write_heatmap_png(const HeatmapGrid& g, const std::string& out_path,
          " front boxed noenhanced\n";
     best_plot = ", '-' using 1:2 with points pt 6 ps 3 lw 2.5 lc rgb 'red' notitle";
   }
-  s += "plot " + detail::quote(data_path) +
-       " using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1.0 noborder fc palette notitle" + best_plot + "\n";
+  std::string excluded_plot;
+  if (n_excluded > 0) {
+    const std::string why = "grey: no eligible combo (" + g.objective + " NaN" +
+                            (g.min_trades > 0 ? ", or fewer than " + number_text(g.min_trades) + " trades: min_trades" : "") +
+                            ")";
+    s += "set key below noenhanced\n";
+    excluded_plot = ", " + detail::quote(excluded_path) +
+                    " using 1:2:(0.5):(0.5) with boxxyerror fs solid 1.0 noborder fc rgb '#bdbdbd' title " +
+                    detail::quote(why);
+  }
+  s += "plot " + detail::quote(data_path) + " using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1.0 noborder fc palette notitle" +
+       excluded_plot + best_plot + "\n";
   if (g.best_row) s += std::to_string(g.best_ix) + " " + std::to_string(g.best_iy) + "\ne\n";
   detail::run_gnuplot(s, out_path, scratch);
 }

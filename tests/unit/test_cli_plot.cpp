@@ -180,6 +180,7 @@ kbt::SweepResults made_up_grid() {
         params.insert(params.end(), {a, b, c});
         std::vector<double> m(kbt::n_metrics, 0.0);
         m[int(kbt::Metric::sharpe)] = (a == 1 && b == 20 && c == 1) ? NAN : a + b / 10 + c;
+        m[int(kbt::Metric::n_trades)] = b / 10 + c;  // 1..4 trades
         metrics.insert(metrics.end(), m.begin(), m.end());
       }
   r.rows = std::make_shared<kbt::MemoryRows>(r.param_names, ids, params, metrics);
@@ -223,6 +224,33 @@ TEST(HeatmapGrid, MaxAndMedianOverTheOtherParams) {
   const auto defaults = kbt::plot::heatmap_grid(r, {"b", "c", "", "best"});
   EXPECT_EQ(defaults.metric, "sharpe");  // the objective
   EXPECT_EQ(defaults.fixed, "a=1");
+}
+
+// Combos that are not eligible (fewer than min_trades trades, or a NaN
+// objective) give no value: a cell with only such combos is excluded (grey),
+// not coloured like an eligible one.
+TEST(HeatmapGrid, CellsWithoutAnEligibleComboAreExcluded) {
+  const auto r = made_up_grid();
+  kbt::plot::HeatmapRequest request{"a", "b", "sharpe", "max"};
+  request.min_trades = 3;  // n_trades = b/10 + c: b=10 never, b=20 only with c=1, b=30 always
+  const auto mx = kbt::plot::heatmap_grid(r, request);
+  ASSERT_EQ(mx.excluded.size(), 6u);
+  EXPECT_EQ(mx.excluded, (std::vector<std::uint8_t>{1, 1, 1, 0, 0, 0}));
+  EXPECT_TRUE(std::isnan(mx.z[0 * 2 + 0]) && std::isnan(mx.z[0 * 2 + 1]));
+  EXPECT_TRUE(std::isnan(mx.z[1 * 2 + 0]));      // (a=1, b=20): c=1 is eligible but its sharpe is NaN
+  EXPECT_EQ(mx.excluded[1 * 2 + 0], 1u);         // ... so no eligible combo: a NaN objective is not eligible
+  EXPECT_DOUBLE_EQ(mx.z[1 * 2 + 1], 5.0);        // (a=2, b=20): only c=1 (3 trades), not c=0 (4.0)
+  EXPECT_DOUBLE_EQ(mx.z[2 * 2 + 0], 5.0);        // (a=1, b=30): max(4, 5)
+  EXPECT_DOUBLE_EQ(mx.z[2 * 2 + 1], 6.0);
+  // Under best (c = 0), b=20 has 2 trades: excluded; (a=2, b=30) has no combo: blank, not excluded.
+  request.agg = "best";
+  const auto best = kbt::plot::heatmap_grid(r, request);
+  EXPECT_EQ(best.excluded, (std::vector<std::uint8_t>{1, 1, 1, 1, 0, 0}));
+  EXPECT_DOUBLE_EQ(best.z[2 * 2 + 0], 4.0);
+  EXPECT_TRUE(std::isnan(best.z[2 * 2 + 1]));
+  // Without min_trades every combo with a finite objective counts.
+  const auto plain = kbt::plot::heatmap_grid(r, {"a", "b", "sharpe", "max"});
+  EXPECT_EQ(plain.excluded, (std::vector<std::uint8_t>(6, 0)));
 }
 
 TEST(HeatmapGrid, BestNeedsABestCombo) {
