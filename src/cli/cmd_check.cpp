@@ -122,7 +122,8 @@ void print_summary(const RunConfig& c) {
   std::printf("  max_combos %s, memory_budget_mb %s\n", format_count(w.max_combos).c_str(),
               w.memory_budget_mb ? format_number(*w.memory_budget_mb).c_str() : "auto");
   const VerifySettings& v = c.verify;
-  std::printf("verify: top_n %lld, threads %s, score_start %s, score_end %s\n", static_cast<long long>(v.top_n),
+  std::printf("verify: top_n %s, threads %s, score_start %s, score_end %s\n",
+              v.top_n ? std::to_string(*v.top_n).c_str() : "auto (1% of the rows, 20..1,000)",
               v.threads == 0 ? "all cores" : std::to_string(v.threads).c_str(),
               time_point(v.score_start_bar, v.score_start_time_ns, "as simulation").c_str(),
               time_point(v.score_end_bar, v.score_end_time_ns, "last bar").c_str());

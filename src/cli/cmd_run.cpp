@@ -14,9 +14,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <sys/resource.h>
-#include <unistd.h>
 
 #include "cli/commands.hpp"
+#include "cli/progress_printer.hpp"
 #include "cli/table_format.hpp"
 #include "plot/plots.hpp"
 
@@ -68,6 +68,7 @@ std::string draw_heatmap(const RunConfig& config, const std::string& out) {
     plot::HeatmapRequest request;
     request.x = config.output.heatmap.at(0);
     request.y = config.output.heatmap.at(1);
+    request.min_trades = config.sweep.objective.min_trades;
     const auto grid = plot::heatmap_grid(read_results_hdf5(out).results, request);
     const std::string path = heatmap_path_for(out);
     plot::write_heatmap_png(grid, path, config.source_path + ": " + grid.metric + " over " + request.x + " x " + request.y);
@@ -94,7 +95,7 @@ void run(const RunArgs& a) {
     request.sample = a.sample;
     request.sample_seed = a.seed;
   }
-  const bool verify = !a.no_verify && config.verify.top_n > 0;
+  const bool verify = !a.no_verify && config.verify.top_n.value_or(1) > 0;
   if (verify) {  // a bad verification window fails before the sweep, at its config line
     try {
       resolve_verify_window(config, bars, verify_request_from_config(config));
@@ -126,28 +127,21 @@ void run(const RunArgs& a) {
   request.checkpoint_path = checkpoint;
   request.resume = a.resume;
   // The best rows the later stages study: the verification and validation candidates.
-  if (verify) request.best_rows = static_cast<std::size_t>(config.verify.top_n);
+  if (verify)
+    request.best_rows = static_cast<std::size_t>(config.verify.top_n ? static_cast<std::uint64_t>(*config.verify.top_n)
+                                                                      : max_automatic_verify_count);
   if (config.validation.enabled)
     request.best_rows = std::max(request.best_rows, static_cast<std::size_t>(config.validation.top_k));
   request.results_path = out;
   request.resume_command = resume_command_for(a);
-  // The progress line: only on a terminal, never with --quiet.
-  bool progress_shown = false;
-  if (!a.quiet && ::isatty(STDERR_FILENO)) {
-    request.progress = [&progress_shown](const SweepProgress& p) {
-      std::fprintf(stderr, "\rkbt: %s\033[K", format_progress_line(p).c_str());
-      std::fflush(stderr);
-      progress_shown = true;
+  // Progress of the sweep and of the verification (docs/cli.md "Progress").
+  ProgressPrinter progress(a.quiet);
+  if (progress.enabled())
+    request.progress = [&progress](const SweepProgress& p) {
+      progress.update(format_progress_line(p), p.done >= p.total);
     };
-  }
-  SweepOutcome outcome;
-  try {
-    outcome = run_sweep(config, bars, request);
-  } catch (...) {
-    if (progress_shown) std::fputc('\n', stderr);
-    throw;
-  }
-  if (progress_shown) std::fputc('\n', stderr);
+  SweepOutcome outcome = run_sweep(config, bars, request);
+  progress.end_line();
   outcome.profile.set("seconds_load", load_seconds);
 
   // Verification (docs/verify.md): the top candidates again, one by one, in fp64.
@@ -155,9 +149,20 @@ void run(const RunArgs& a) {
   if (verify) {
     VerifyRequest vr = verify_request_from_config(config);
     if (vr.threads == 0) vr.threads = a.threads;  // --threads bounds the whole run
+    const auto started = std::chrono::steady_clock::now();
+    if (progress.enabled())
+      vr.progress = [&progress, started](std::size_t done, std::size_t total) {
+        SweepProgress p;
+        p.done = done;
+        p.total = total;
+        p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        p.unit = "candidates";
+        progress.update("verification: " + format_progress_line(p), done >= total);
+      };
     for (const auto& [k, v] : outcome.profile.text)
       if (k == "precision") vr.sweep_precision = v;
     verification = verify_candidates(config, bars, outcome.results, vr);
+    progress.end_line();
     outcome.profile.set("seconds_verify", verification->seconds);
   }
 

@@ -13,6 +13,7 @@
 #include <exception>
 
 #include "cli/commands.hpp"
+#include "cli/usage_errors.hpp"
 #include "data/hdf5_support.hpp"
 
 namespace {
@@ -62,15 +63,20 @@ int run_cli(int argc, char* argv[]) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // A usage error (docs/cli.md "Exit codes"): one line with the kbt: prefix,
+    // a guess at a misspelt subcommand or flag, and where the help is.
+    std::fprintf(stderr, "kbt: usage error: %s\nkbt: see '%s --help'\n", kbt::cli::usage_message(app, e.what()).c_str(),
+                 kbt::cli::command_path(app).c_str());
+    return kbt::cli::exit_usage;
   } catch (const kbt::Error& e) {
     std::fprintf(stderr, "kbt: error [%s]: %s\n", kbt::to_string(e.category()), e.what());
-    return 1;
+    return kbt::cli::exit_error;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kbt: error [internal]: %s\n", e.what());
-    return 1;
+    return kbt::cli::exit_error;
   }
-  return 0;
+  return kbt::cli::exit_success;
 }
 
 }  // namespace

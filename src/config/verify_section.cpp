@@ -2,6 +2,7 @@
 // many threads, and the scoring window of the verification.
 
 #include "config/loader.hpp"
+#include "config/number_text.hpp"
 
 #include <kbt/core/error.hpp>
 
@@ -23,7 +24,15 @@ void Loader::verify(const YamlEntry& e) {
   for (const auto& item : items) {
     const std::string what = "verify." + item.name;
     note(item, what);
-    if (item.name == "top_n") v.top_n = integer(item, what, 0);
+    if (item.name == "top_n") {
+      if (item.value.IsScalar() && item.value.Scalar() == "auto") {
+        v.top_n.reset();
+      } else {
+        const auto n = item.value.IsScalar() ? detail::parse_integer(item.value.Scalar()) : std::nullopt;
+        if (!n || *n < 0) bad(item, what, "an integer >= 0 or auto");
+        v.top_n = *n;
+      }
+    }
     else if (item.name == "threads") v.threads = static_cast<int>(integer(item, what, 0));
     else if (item.name == "score_start") time_point(item, what, v.score_start_bar, v.score_start_time_ns), start = &item;
     else if (item.name == "score_end") time_point(item, what, v.score_end_bar, v.score_end_time_ns), end = &item;

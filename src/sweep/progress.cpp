@@ -41,7 +41,7 @@ std::string format_duration(double seconds) {
 }
 
 std::string format_progress_line(const SweepProgress& p) {
-  std::string line = with_separators(p.done) + " / " + with_separators(p.total) + " combos";
+  std::string line = with_separators(p.done) + " / " + with_separators(p.total) + " " + p.unit;
   char pct[32];
   const double fraction = p.total > 0 ? static_cast<double>(p.done) / static_cast<double>(p.total) : 1.0;
   std::snprintf(pct, sizeof pct, " (%.1f%%)", 100.0 * fraction);
@@ -49,10 +49,10 @@ std::string format_progress_line(const SweepProgress& p) {
   const std::uint64_t simulated = p.done > p.resumed ? p.done - p.resumed : 0;
   if (simulated > 0 && p.seconds > 0 && std::isfinite(p.seconds)) {
     const double rate = static_cast<double>(simulated) / p.seconds;
-    line += ", " + rate_text(rate) + " combos/s, ETA " +
+    line += ", " + rate_text(rate) + " " + p.unit + "/s, ETA " +
             format_duration(static_cast<double>(p.total - std::min(p.done, p.total)) / rate);
   } else {
-    line += ", -- combos/s, ETA --";
+    line += ", -- " + p.unit + "/s, ETA --";
   }
   return line;
 }

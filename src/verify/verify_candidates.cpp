@@ -13,7 +13,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
+#include "config/number_text.hpp"
 #include "sweep/host_parallel.hpp"
 
 namespace kbt {
@@ -55,6 +57,12 @@ ScoreEnd verify_end(const RunConfig& config, const BarData& bars, const Simulati
 
 }  // namespace
 
+std::uint64_t automatic_verify_count(std::uint64_t rows) {
+  constexpr std::uint64_t at_least = 20;
+  const std::uint64_t share = (rows + 99) / 100;  // 1 %, rounded up
+  return std::min(rows, std::min(max_automatic_verify_count, std::max(at_least, share)));
+}
+
 VerifyRequest verify_request_from_config(const RunConfig& config) {
   VerifyRequest r;
   r.top_n = config.verify.top_n;
@@ -83,7 +91,7 @@ VerificationResults verify_candidates(const RunConfig& config, const BarData& ba
                                       const VerifyRequest& request) {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
-  if (request.top_n < 0) throw Error(ErrorCategory::config, "verify.top_n must be >= 0");
+  if (request.top_n && *request.top_n < 0) throw Error(ErrorCategory::config, "verify.top_n must be >= 0");
   if (request.rank_threshold < 0) throw Error(ErrorCategory::config, "verification rank threshold must be >= 0");
   const Objective& sweep_objective = config.sweep.objective;
   const Objective objective = request.objective.value_or(sweep_objective);
@@ -115,7 +123,9 @@ VerificationResults verify_candidates(const RunConfig& config, const BarData& ba
   }
 
   VerificationResults v;
-  const auto top_n = static_cast<std::size_t>(request.top_n);
+  const std::uint64_t n_rows = sweep.rows ? sweep.n_rows() : sweep.best.size();  // rows kept: at least the best
+  const auto top_n = static_cast<std::size_t>(request.top_n ? static_cast<std::uint64_t>(*request.top_n)
+                                                            : automatic_verify_count(n_rows));
   // The sweep's best rows when they are enough, else a selection over every
   // row; either way their values as the rows hold them (a results file's
   // /metrics, not the copy in /topk).
@@ -133,10 +143,17 @@ VerificationResults verify_candidates(const RunConfig& config, const BarData& ba
   v.sweep_metrics = candidates.metrics;
   for (std::size_t i = 0; i < n; ++i) v.rank_before.push_back(i + 1);
   v.metrics.assign(n * n_metrics, 0.0);
+  v.selection = "the best " + detail::format_count(n) + " of " + detail::format_count(n_rows) + " rows by " + sweep_objective.metric +
+                (request.top_n ? " (verify.top_n: " + std::to_string(*request.top_n) + ")"
+                               : " (verify.top_n: auto, 1% of the rows, at least 20, at most " +
+                                     detail::format_count(max_automatic_verify_count) + ")");
+  if (n < top_n) v.selection += "; the other rows are not eligible (NaN objective or fewer than min_trades trades)";
   // As many threads as asked, but never more than candidates (host_parallel_for's rule).
   v.threads = static_cast<unsigned>(
       std::min<std::size_t>(detail::resolve_thread_count(request.threads), std::max<std::size_t>(n, 1)));
 
+  std::mutex progress_mutex;
+  std::size_t done = 0;
   detail::host_parallel_for(n, v.threads, [&](std::size_t i) {
     std::vector<double> values(param_column.size());
     const double* row = candidates.params_of(i);
@@ -144,6 +161,10 @@ VerificationResults verify_candidates(const RunConfig& config, const BarData& ba
     const StrategyOutputs signals = evaluate_strategy_reference(program, bars, values.data());
     const SimulationResult r = simulate_reference(bars, sim, signals, options);
     std::copy(r.metrics.begin(), r.metrics.end(), v.metrics.begin() + static_cast<std::ptrdiff_t>(i * n_metrics));
+    if (request.progress) {
+      const std::lock_guard<std::mutex> lock(progress_mutex);
+      request.progress(++done, n);
+    }
   });
 
   v.rank_after.assign(n, 0);

@@ -43,6 +43,7 @@ std::string format_verification_summary(const VerificationResults& v, std::size_
                     " re-run on the reference engine (fp64), " + std::to_string(v.threads) + " thread" +
                     (v.threads == 1 ? "" : "s") + ", " +
                     printf_string("%.3g s (%.0f/s)\n", v.seconds, v.seconds > 0 ? n / v.seconds : 0.0);
+  if (!v.selection.empty()) out += "  verified:  " + v.selection + "\n";
   out += "  window:    " + v.window + (v.same_window ? " (the sweep's)" : " (differs from the sweep's)") + "\n";
   out += "  objective: " + v.objective.metric + " (" + (v.objective.maximize ? "max" : "min") +
          ", min_trades " + detail::format_table_number(v.objective.min_trades) + ")\n";

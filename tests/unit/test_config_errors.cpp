@@ -200,3 +200,13 @@ TEST(ConfigErrors, SweepMetricsNameKnownMetrics) {
   EXPECT_EQ(some.sweep.metrics, (std::vector<std::string>{"win_rate", "calmar"}));
   EXPECT_TRUE(kbt::parse_run_config(head, "cfg.yaml", "").sweep.metrics.empty());  // default: what the run needs
 }
+
+// verify.top_n: a count or `auto` (docs/verify.md "How many").
+TEST(ConfigErrors, VerifyTopNIsACountOrAuto) {
+  expect_error(head + "verify:\n  top_n: lots\n", kbt::ErrorCategory::config, "cfg.yaml:5:10: ",
+               "verify.top_n must be an integer >= 0 or auto");
+  expect_error(head + "verify:\n  top_n: -3\n", kbt::ErrorCategory::config, "cfg.yaml:5:10: ",
+               "verify.top_n must be an integer >= 0 or auto");
+  EXPECT_FALSE(kbt::parse_run_config(head + "verify: {top_n: auto}\n", "cfg.yaml", "").verify.top_n.has_value());
+  EXPECT_EQ(kbt::parse_run_config(head + "verify: {top_n: 0}\n", "cfg.yaml", "").verify.top_n, 0);
+}

@@ -192,7 +192,7 @@ TEST(ConfigLoader, DefaultsOfAMinimalConfig) {
   EXPECT_EQ(c.sweep.top_k, 1000);
   EXPECT_EQ(c.sweep.max_combos, 100000000u);
   EXPECT_FALSE(c.sweep.memory_budget_mb.has_value());
-  EXPECT_EQ(c.verify.top_n, 5000);
+  EXPECT_FALSE(c.verify.top_n.has_value());  // auto
   EXPECT_EQ(c.verify.threads, 0);
   EXPECT_EQ(c.output.path, "results/run.h5");
   EXPECT_TRUE(c.output.csv);

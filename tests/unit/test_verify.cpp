@@ -84,8 +84,10 @@ kbt::SweepResults with_metric(const kbt::SweepResults& r, std::size_t row, kbt::
   return out;
 }
 
+// Every eligible row (more than the grid), on `threads` threads.
 kbt::VerifyRequest request_with_threads(int threads) {
   kbt::VerifyRequest r;
+  r.top_n = 5000;
   r.threads = threads;
   return r;
 }
@@ -137,8 +139,10 @@ TEST(Verify, CandidatesAreTheSweepsBestInOrder) {
     const double* m = &metrics[r * kbt::n_metrics];
     eligible += !std::isnan(m[int(kbt::Metric::sharpe)]) && m[int(kbt::Metric::n_trades)] >= 3;
   }
-  const auto all = kbt::verify_candidates(f.config, f.bars, f.sweep, {});
-  EXPECT_EQ(all.n(), eligible);  // default top_n 5000 > the grid
+  kbt::VerifyRequest every;
+  every.top_n = 5000;  // more than the grid
+  const auto all = kbt::verify_candidates(f.config, f.bars, f.sweep, every);
+  EXPECT_EQ(all.n(), eligible);
   for (std::size_t i = 0; i + 1 < all.n(); ++i) {
     const double a = metrics[all.rows[i] * kbt::n_metrics + int(kbt::Metric::sharpe)];
     const double b = metrics[all.rows[i + 1] * kbt::n_metrics + int(kbt::Metric::sharpe)];
@@ -150,6 +154,48 @@ TEST(Verify, CandidatesAreTheSweepsBestInOrder) {
   const auto v = kbt::verify_candidates(f.config, f.bars, f.sweep, five);
   ASSERT_EQ(v.n(), 5u);
   for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(v.rows[i], f.sweep.best.rows[i]);
+}
+
+// verify.top_n: auto (docs/verify.md "How many"): 1 % of the rows rounded up,
+// at least 20 (every row of a smaller sweep), at most 1,000.
+TEST(Verify, AutomaticCountIsAShareOfTheRowsWithinBounds) {
+  EXPECT_EQ(kbt::automatic_verify_count(0), 0u);
+  EXPECT_EQ(kbt::automatic_verify_count(7), 7u);
+  EXPECT_EQ(kbt::automatic_verify_count(60), 20u);
+  EXPECT_EQ(kbt::automatic_verify_count(2000), 20u);
+  EXPECT_EQ(kbt::automatic_verify_count(2001), 21u);
+  EXPECT_EQ(kbt::automatic_verify_count(5000), 50u);
+  EXPECT_EQ(kbt::automatic_verify_count(99999), 1000u);
+  EXPECT_EQ(kbt::automatic_verify_count(100000000), 1000u);
+  // On the fixture: the first candidates of the explicit list, and it says so.
+  const auto& f = fixture();
+  const std::uint64_t rows = f.sweep.n_rows();
+  ASSERT_GT(rows, 20u);
+  const auto automatic = kbt::verify_candidates(f.config, f.bars, f.sweep, {});
+  kbt::VerifyRequest twenty;
+  twenty.top_n = 20;
+  const auto explicit_twenty = kbt::verify_candidates(f.config, f.bars, f.sweep, twenty);
+  ASSERT_EQ(automatic.n(), 20u);
+  EXPECT_EQ(automatic.rows, explicit_twenty.rows);
+  EXPECT_EQ(automatic.selection, "the best 20 of " + std::to_string(rows) +
+                                     " rows by sharpe (verify.top_n: auto, 1% of the rows, at least 20, at most 1,000)");
+  EXPECT_EQ(explicit_twenty.selection, "the best 20 of " + std::to_string(rows) + " rows by sharpe (verify.top_n: 20)");
+}
+
+// The progress callback counts every candidate once, ending at the total.
+TEST(Verify, ProgressCountsEveryCandidate) {
+  const auto& f = fixture();
+  kbt::VerifyRequest r = request_with_threads(3);
+  r.top_n = 25;
+  std::vector<std::size_t> seen;
+  r.progress = [&seen](std::size_t done, std::size_t total) {
+    EXPECT_EQ(total, 25u);
+    seen.push_back(done);
+  };
+  const auto v = kbt::verify_candidates(f.config, f.bars, f.sweep, r);
+  ASSERT_EQ(v.n(), 25u);
+  ASSERT_EQ(seen.size(), 25u);
+  for (std::size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], i + 1);
 }
 
 TEST(Verify, SameWindowHasNoMismatchAndUnmovedRanks) {

@@ -64,13 +64,16 @@ std::size_t eligible_rows(const kbt::SweepResults& results) {
 
 }  // namespace
 
-TEST_F(VerifyCli, RunVerifiesEveryEligibleCandidateWithoutMismatch) {
+// verify.top_n: auto on 60 rows: the best 20 (1 % of the rows, at least 20).
+TEST_F(VerifyCli, RunVerifiesTheAutomaticShareWithoutMismatch) {
   const auto loaded = kbt::read_results_hdf5(results());
   ASSERT_TRUE(loaded.verification.has_value());
   const auto& v = *loaded.verification;
-  const std::size_t n = eligible_rows(loaded.results);
-  ASSERT_GT(n, 20u);
-  EXPECT_EQ(v.n(), n);  // verify.top_n defaults to 5000
+  ASSERT_GT(eligible_rows(loaded.results), 20u);
+  const std::size_t n = 20;
+  EXPECT_EQ(v.n(), n);
+  EXPECT_NE(run_output().find("verified:  the best 20 of 60 rows by sharpe (verify.top_n: auto"), std::string::npos)
+      << run_output();
   EXPECT_EQ(v.n_mismatches(), 0u);
   EXPECT_TRUE(v.mismatch_checked);
   EXPECT_EQ(v.rank_after, v.rank_before);
@@ -83,8 +86,7 @@ TEST_F(VerifyCli, RunVerifiesEveryEligibleCandidateWithoutMismatch) {
 }
 
 TEST_F(VerifyCli, VerifyGroupSchemaReadByH5dump) {
-  const auto loaded = kbt::read_results_hdf5(results());
-  const std::size_t n = eligible_rows(loaded.results);
+  const std::size_t n = 20;  // verify.top_n: auto on 60 rows
   const std::string dump = kbt::test::run_command("h5dump -H -g /verify " + results()).output;
   ASSERT_NE(dump.find("GROUP \"/verify\""), std::string::npos) << dump;
   std::vector<std::string> datasets{"combo_id", "rank_before", "rank_after", "mismatch", "rank_moved", "row"};

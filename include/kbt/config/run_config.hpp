@@ -94,7 +94,7 @@ struct SweepSettings {
 };
 
 struct VerifySettings {
-  std::int64_t top_n = 5000;
+  std::optional<std::int64_t> top_n;  // absent (`auto`): automatic_verify_count of the rows (docs/verify.md)
   int threads = 0;  // 0 = all cores
   std::optional<std::int64_t> score_start_bar, score_start_time_ns;
   std::optional<std::int64_t> score_end_bar, score_end_time_ns;

@@ -57,6 +57,7 @@ struct VerificationResults {
   std::vector<double> metrics;             // [n][n_metrics] verified metrics, row-major
   std::vector<double> sweep_metrics;       // [n][n_metrics] the sweep's metrics of the candidates (not stored in /verify)
 
+  std::string selection;  // which candidates, e.g. "the best 50 of 5,000 rows (verify.top_n: auto, ...)"
   std::uint64_t window_begin = 0, window_end = 0;  // verified scoring window, bar indices [begin, end)
   std::string window;                              // the same, readable (bars and UTC times)
   bool same_window = true;       // the sweep's window: mismatch is meaningful

@@ -12,9 +12,10 @@ struct SweepProgress {
   std::uint64_t total = 0;    // combos of the run
   std::uint64_t resumed = 0;  // combos taken from the checkpoint (not simulated by this process)
   double seconds = 0;         // since this process started sweeping
+  std::string unit = "combos";  // what is counted ("candidates" for verification)
 };
 
-// "1,024 / 10,000 combos (10.2%), 512 combos/s, ETA 17s". The rate counts only
+// "1,024 / 10,000 combos (10.2%), 512 combos/s, ETA 17s" (the unit as given). The rate counts only
 // the combos this process simulated; without any yet (or no elapsed time) the
 // rate and ETA read "--". No newline, no carriage return.
 std::string format_progress_line(const SweepProgress& progress);

@@ -12,13 +12,21 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
 namespace kbt {
 
+// verify.top_n: auto: the best 1 % of the sweep's rows, at least 20 (or every
+// row of a smaller sweep) and at most 1,000 (docs/verify.md "How many"). The
+// reference engine re-runs a candidate on one thread, so verifying a fixed share
+// of the grid keeps the stage a fixed share of the run's time.
+std::uint64_t automatic_verify_count(std::uint64_t rows);
+constexpr std::uint64_t max_automatic_verify_count = 1000;
+
 struct VerifyRequest {
-  std::int64_t top_n = 5000;  // candidates, best first by the sweep's objective
+  std::optional<std::int64_t> top_n;  // candidates, best first by the sweep's objective; absent: auto
   int threads = 0;            // host threads; 0 = all cores
   // Scoring window: a bar index or a UTC timestamp (ns) for each end (not both).
   // An absent start keeps simulation.score_start; an absent end is the data's end.
@@ -27,6 +35,8 @@ struct VerifyRequest {
   std::optional<Objective> objective;  // ranks after; default: the sweep's objective
   std::string sweep_precision = "fp64";  // "fp32" sweeps are checked by rank, not bits
   std::int64_t rank_threshold = 10;      // rank_moved: |after - before| above this
+  // Called after each candidate with (done, total), from one thread at a time.
+  std::function<void(std::size_t, std::size_t)> progress;
 };
 
 // The request that `verify:` in the run config describes (top_n, threads,
@@ -38,7 +48,7 @@ VerifyRequest verify_request_from_config(const RunConfig& config);
 // `kbt run` calls it before sweeping, so that a bad window fails fast.
 ScoringWindow resolve_verify_window(const RunConfig& config, const BarData& bars, const VerifyRequest& request);
 
-// Verifies the top request.top_n eligible rows of `sweep` (ordered by
+// Verifies the top request.top_n (or automatic_verify_count) eligible rows of `sweep` (ordered by
 // config.sweep.objective, ties by combo id) on `bars`, which must be the data
 // the sweep ran on: the first rows of sweep.best when it holds that many,
 // else selected from sweep.rows a block at a time. periods_per_year is resolved once from all the bars, as the

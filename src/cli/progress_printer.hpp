@@ -1,0 +1,35 @@
+#pragma once
+// Progress on stderr for the long stages of `kbt run` (docs/cli.md "Progress"):
+// on a terminal one line rewritten in place; elsewhere (batch and HPC logs) a
+// whole line at most every `log_interval_seconds` (10, or $KBT_PROGRESS_SECONDS),
+// and the last one when the stage ends after any was printed. Nothing with --quiet.
+
+#include <chrono>
+#include <string>
+
+namespace kbt::cli {
+
+class ProgressPrinter {
+ public:
+  static constexpr double default_log_interval_seconds = 10;
+  static constexpr double terminal_interval_seconds = 0.1;
+
+  explicit ProgressPrinter(bool quiet);
+  ProgressPrinter(const ProgressPrinter&) = delete;
+  ProgressPrinter& operator=(const ProgressPrinter&) = delete;
+  ~ProgressPrinter();  // ends a line left open on the terminal
+
+  bool enabled() const { return enabled_; }
+  // `line` without the "kbt: " prefix; `last`: the stage's final state.
+  void update(const std::string& line, bool last);
+  // Ends the line on a terminal (before other output or an error).
+  void end_line();
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  bool enabled_ = false, terminal_ = false, open_line_ = false, printed_ = false;
+  double log_interval_seconds_ = default_log_interval_seconds;
+  Clock::time_point last_;
+};
+
+}  // namespace kbt::cli
