@@ -56,6 +56,7 @@ set(KBT_HEADERS
   kbt/simulation/portfolio_rules.hpp
   kbt/simulation/portfolio_step.hpp
   kbt/simulation/resolved_simulation.hpp
+  kbt/simulation/setting_units.hpp
   kbt/sweep/backtest.hpp
   kbt/sweep/detail/block_evaluator.hpp
   kbt/sweep/detail/functor_setup.hpp

@@ -97,6 +97,10 @@ void print_summary(const RunConfig& c) {
     if (*rule) std::printf("%s = %s\n", name, (*rule)->text.c_str());
 
   const SimulationSettings& s = c.simulation;
+  // A swept setting shows its param: "sl (param)".
+  const auto or_param = [](const std::string& param, const std::string& value) {
+    return param.empty() ? value : param + " (param)";
+  };
   std::string fees = format_number(s.fee_bps);
   if (!s.fee_bps_by_venue.empty()) {
     fees.clear();
@@ -104,14 +108,16 @@ void print_summary(const RunConfig& c) {
   }
   std::printf("simulation: initial_capital %s, fill %s, fee_bps %s, slippage_bps %s, borrow_rate %s\n",
               format_number(s.initial_capital).c_str(),
-              s.fill == SimulationSettings::Fill::close ? "close" : "next_open", fees.c_str(),
-              format_number(s.slippage_bps).c_str(), format_number(s.borrow_rate).c_str());
+              s.fill == SimulationSettings::Fill::close ? "close" : "next_open", or_param(s.swept.fee_bps, fees).c_str(),
+              or_param(s.swept.slippage_bps, format_number(s.slippage_bps)).c_str(), format_number(s.borrow_rate).c_str());
   std::printf("  stop_loss %s, take_profit %s, trailing_stop %s, sltp_priority %s\n",
-              optional_fraction(s.stop_loss).c_str(), optional_fraction(s.take_profit).c_str(),
-              optional_fraction(s.trailing_stop).c_str(),
+              or_param(s.swept.stop_loss, optional_fraction(s.stop_loss)).c_str(),
+              or_param(s.swept.take_profit, optional_fraction(s.take_profit)).c_str(),
+              or_param(s.swept.trailing_stop, optional_fraction(s.trailing_stop)).c_str(),
               s.sltp_priority == SimulationSettings::SltpPriority::stop_first ? "stop_first" : "target_first");
   std::printf("  max_gross_leverage %s, weighting %s, score_start %s, periods_per_year %s\n",
-              format_number(s.max_gross_leverage).c_str(), s.weighting == SimulationSettings::Weighting::raw ? "raw" : "equal",
+              or_param(s.swept.max_gross_leverage, format_number(s.max_gross_leverage)).c_str(),
+              s.weighting == SimulationSettings::Weighting::raw ? "raw" : "equal",
               time_point(s.score_start_bar, s.score_start_time_ns, "first bar").c_str(),
               s.periods_per_year ? format_number(*s.periods_per_year).c_str() : "inferred");
 

@@ -70,6 +70,9 @@ class Loader {
   // simulation_section.cpp
   void simulation(const YamlEntry& e);
   void fee_bps(const YamlEntry& e);
+  // A setting that names a strategy param (docs/semantics.md "Swept settings"):
+  // true with `param` set when `e` is a param's name whose every value meets `b`.
+  bool swept_setting(const YamlEntry& e, const std::string& what, Bound b, std::string& param) const;
   // sweep_section.cpp
   void sweep(const YamlEntry& e);
   void objective(const YamlEntry& e);

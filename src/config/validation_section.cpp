@@ -58,6 +58,12 @@ void Loader::validation(const YamlEntry& e) {
         v.period = choice(item, what, {"day", "week", "month"});
       }
     } else if (k == "walk_forward") {
+      // Its stitched run splices the folds' choices into one simulation, whose
+      // settings would change at each fold: not built yet.
+      if (cfg_.simulation.swept.any())
+        doc_.fail(ErrorCategory::unsupported, item.value,
+                  "validation.walk_forward with swept simulation settings (a stop, cost or leverage that names a "
+                  "param) is not supported yet; give those settings as numbers, or use validation.holdout");
       walk_forward(item);
     } else if (k == "pbo_blocks") {
       v.pbo_blocks = integer(item, what, 2);

@@ -4,6 +4,7 @@
 // year and resolves the scoring window.
 
 #include <kbt/simulation/resolved_simulation.hpp>
+#include <kbt/simulation/setting_units.hpp>
 
 #include <kbt/core/detail/scalar_math.hpp>
 #include <kbt/core/error.hpp>
@@ -130,10 +131,10 @@ ResolvedSimulation resolve(const SimulationSettings& sim, const BarData& bars, c
   r.window = scoring_window(bars, sim, end, where);
   r.periods_per_year = periods_per_year(bars, sim, where);
   r.fee_rate = fee_bps(bars, sim, where);
-  for (double& f : r.fee_rate) f = f / 10000.0;
+  for (double& f : r.fee_rate) f = fraction_of_bps(f);
   r.initial_capital = sim.initial_capital;
   r.fill = sim.fill;
-  r.slippage = sim.slippage_bps / 10000.0;
+  r.slippage = fraction_of_bps(sim.slippage_bps);
   r.borrow_per_bar = sim.borrow_rate / r.periods_per_year;
   r.stop_loss = sim.stop_loss;
   r.take_profit = sim.take_profit;
@@ -142,6 +143,7 @@ ResolvedSimulation resolve(const SimulationSettings& sim, const BarData& bars, c
   r.max_gross_leverage = sim.max_gross_leverage;
   r.weighting = sim.weighting;
   r.has_funding = bars.has_column("funding_rate");
+  r.swept = sim.swept;
   if (r.fill == SimulationSettings::Fill::next_open || r.has_stops())
     r.step = PortfolioStepKind::general;
   else
@@ -151,6 +153,25 @@ ResolvedSimulation resolve(const SimulationSettings& sim, const BarData& bars, c
 }
 
 }  // namespace
+
+ResolvedSimulation combo_simulation(const ResolvedSimulation& sim, const std::vector<std::string>& param_names,
+                                    const double* values) {
+  if (!sim.swept.any()) return sim;
+  const auto value_of = [&](const std::string& name) {
+    for (std::size_t p = 0; p < param_names.size(); ++p)
+      if (param_names[p] == name) return values[p];
+    throw Error(ErrorCategory::internal, "swept setting: the program has no param '" + name + "'");
+  };
+  ResolvedSimulation r = sim;
+  const SweptSettings& w = sim.swept;
+  if (!w.stop_loss.empty()) r.stop_loss = value_of(w.stop_loss);
+  if (!w.take_profit.empty()) r.take_profit = value_of(w.take_profit);
+  if (!w.trailing_stop.empty()) r.trailing_stop = value_of(w.trailing_stop);
+  if (!w.fee_bps.empty()) r.fee_rate.assign(r.fee_rate.size(), fraction_of_bps(value_of(w.fee_bps)));
+  if (!w.slippage_bps.empty()) r.slippage = fraction_of_bps(value_of(w.slippage_bps));
+  if (!w.max_gross_leverage.empty()) r.max_gross_leverage = value_of(w.max_gross_leverage);
+  return r;
+}
 
 ResolvedSimulation resolve_simulation(const SimulationSettings& sim, const BarData& bars, const ScoreEnd& end) {
   return resolve(sim, bars, end, no_location);

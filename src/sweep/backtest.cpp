@@ -53,7 +53,14 @@ SimulationResult run_backtest(const RunConfig& config, const BarData& bars,
   if (!constraints_hold(program, values.data()))
     throw Error(ErrorCategory::grid, "these parameter values violate the strategy's constraints");
   const StrategyOutputs signals = evaluate_strategy_reference(program, bars, values.data());
-  return simulate_reference(bars, config.simulation, signals, options);
+  // The combo's own settings where some are swept (docs/semantics.md "Swept settings").
+  const ResolvedSimulation sim = combo_simulation(
+      resolve_simulation(config.simulation, bars, ScoreEnd{options.score_end_bar, options.score_end_time_ns}),
+      program.param_names, values.data());
+  SimulationOptions recording = options;
+  recording.score_end_bar.reset();
+  recording.score_end_time_ns.reset();
+  return simulate_reference(bars, sim, signals, recording);
 }
 
 }  // namespace kbt

@@ -47,8 +47,10 @@ class ReferenceEngine final : public SweepEngine {
     detail::host_parallel_for(count, threads_, [&](std::size_t j) {
       const StrategyOutputs signals =
           evaluate_strategy_reference(sweep_.program, bars_, params.data() + j * sweep_.n_params(), &cache_);
+      const double* values = params.data() + j * sweep_.n_params();
       for (std::size_t w = 0; w < n_windows; ++w) {
-        const SimulationResult sim = simulate_reference(bars_, sims[w], signals);
+        const SimulationResult sim =
+            simulate_reference(bars_, combo_simulation(sims[w], sweep_.program.param_names, values), signals);
         double* row = out.metrics.data() + (w * count + j) * n_metrics;
         // Every metric is computed; the sweep's set is what the rows keep.
         for (std::size_t m = 0; m < n_metrics; ++m)
@@ -75,7 +77,8 @@ class ReferenceEngine final : public SweepEngine {
     detail::host_parallel_for(rows.size(), threads_, [&](std::size_t j) {
       const StrategyOutputs signals =
           evaluate_strategy_reference(sweep_.program, bars_, params.data() + j * sweep_.n_params(), &cache_);
-      const SimulationResult r = simulate_reference(bars_, sim, signals);
+      const SimulationResult r = simulate_reference(
+          bars_, combo_simulation(sim, sweep_.program.param_names, params.data() + j * sweep_.n_params()), signals);
       std::copy(r.metrics.begin(), r.metrics.end(), out.begin() + static_cast<std::ptrdiff_t>(j * n_metrics));
     });
     return out;

@@ -100,11 +100,14 @@ ValidationResults run_validation(const RunConfig& config, const BarData& bars, c
     std::vector<double> values(column.size());
     for (std::size_t q = 0; q < column.size(); ++q) values[q] = best.params_of(j)[column[q]];
     const StrategyOutputs signals = evaluate_strategy_reference(program, bars, values.data());
-    const SimulationResult in_sample = simulate_reference(bars, sim, signals, keep);
+    const ResolvedSimulation combo_sim = combo_simulation(sim, program.param_names, values.data());
+    ResolvedSimulation combo_test_sim = combo_sim;
+    combo_test_sim.window = test_sim.window;
+    const SimulationResult in_sample = simulate_reference(bars, combo_sim, signals, keep);
     const std::vector<double> r = period_returns(in_sample.equity, sim.initial_capital, grid);
     for (std::size_t t = 0; t < p; ++t) v.period_returns[t * k + j] = r[t];
     if (v.test) {
-      const SimulationResult out = simulate_reference(bars, test_sim, signals);
+      const SimulationResult out = simulate_reference(bars, combo_test_sim, signals);
       std::copy(out.metrics.begin(), out.metrics.end(), v.test_metrics.begin() + static_cast<std::ptrdiff_t>(j * n_metrics));
     }
   });

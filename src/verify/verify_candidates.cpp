@@ -152,6 +152,12 @@ VerificationResults verify_candidates(const RunConfig& config, const BarData& ba
   v.threads = static_cast<unsigned>(
       std::min<std::size_t>(detail::resolve_thread_count(request.threads), std::max<std::size_t>(n, 1)));
 
+  // Resolved once; each candidate takes its own swept settings (docs/semantics.md "Swept settings").
+  const ResolvedSimulation resolved =
+      resolve_simulation(sim, bars, ScoreEnd{options.score_end_bar, options.score_end_time_ns});
+  SimulationOptions recording = options;
+  recording.score_end_bar.reset();
+  recording.score_end_time_ns.reset();
   std::mutex progress_mutex;
   std::size_t done = 0;
   detail::host_parallel_for(n, v.threads, [&](std::size_t i) {
@@ -159,7 +165,8 @@ VerificationResults verify_candidates(const RunConfig& config, const BarData& ba
     const double* row = candidates.params_of(i);
     for (std::size_t p = 0; p < values.size(); ++p) values[p] = row[param_column[p]];
     const StrategyOutputs signals = evaluate_strategy_reference(program, bars, values.data());
-    const SimulationResult r = simulate_reference(bars, sim, signals, options);
+    const SimulationResult r =
+        simulate_reference(bars, combo_simulation(resolved, program.param_names, values.data()), signals, recording);
     std::copy(r.metrics.begin(), r.metrics.end(), v.metrics.begin() + static_cast<std::ptrdiff_t>(i * n_metrics));
     if (request.progress) {
       const std::lock_guard<std::mutex> lock(progress_mutex);

@@ -246,3 +246,46 @@ TEST(CliRun, TheValidationStageIsWrittenAndShown) {
   const auto shown = kbt::test::run_kbt("show " + out + " --top 3");
   EXPECT_NE(shown.output.find("in sample vs held out: Spearman"), std::string::npos) << shown.output;
 }
+
+// A stop and the fee swept as grid axes through the real binary: the kernel
+// run verifies every combo bit for bit against the reference engine (a
+// mismatch fails the run), rows differ by their stop, and `kbt backtest` of a
+// combo reproduces its row with the same params.
+TEST(CliRun, SweptStopAndFeeRunVerifyAndBacktest) {
+  const auto dir = scratch("swept");
+  const auto cfg = (dir / "swept.yaml").string();
+  std::ofstream(cfg) << "data: " << KBT_SOURCE_DIR << "/data/sample.h5\nsymbols: [AAA]\nstrategy:\n  params:\n"
+                        "    fast: {values: [5, 10]}\n    slow: {values: [40, 80]}\n"
+                        "    sl: {values: [0.01, 0.03]}\n    fee: {values: [1, 10]}\n"
+                        "  position: where(sma(close, fast) > sma(close, slow), 1, -1)\n"
+                        "simulation: {fee_bps: fee, stop_loss: sl}\n"
+                        "sweep: {objective: {metric: sharpe, direction: max}}\nverify: {top_n: 16}\n";
+  const auto out = (dir / "r.h5").string();
+  const auto run = kbt::test::run_kbt("run " + cfg + " --device serial --quiet --out " + out);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("mismatches: 0 of 16"), std::string::npos) << run.output;
+  const auto rows = kbt::read_all_rows(*kbt::read_results_hdf5(out).results.rows);
+  ASSERT_EQ(rows.size(), 16u);
+  // Combos that differ only by the stop have different metrics.
+  const auto sharpe = [&](std::size_t i) { return rows.metrics[i * kbt::n_metrics + int(kbt::Metric::sharpe)]; };
+  std::size_t stop_matters = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (std::size_t j = 0; j < rows.size(); ++j) {
+      const double* a = rows.params_of(i);
+      const double* b = rows.params_of(j);
+      if (a[0] == b[0] && a[1] == b[1] && a[3] == b[3] && a[2] < b[2] && sharpe(i) != sharpe(j)) ++stop_matters;
+    }
+  EXPECT_GT(stop_matters, 0u);
+  const double* p = rows.params_of(5);
+  char params[128];
+  std::snprintf(params, sizeof params, "fast=%g,slow=%g,sl=%g,fee=%g", p[0], p[1], p[2], p[3]);
+  const auto bt = kbt::test::run_kbt("backtest " + cfg + " --params " + params);
+  ASSERT_EQ(bt.exit_code, 0) << bt.output;
+  char expected[64];
+  std::snprintf(expected, sizeof expected, "n_trades               %.10g",
+                rows.metrics[5 * kbt::n_metrics + int(kbt::Metric::n_trades)]);
+  EXPECT_NE(bt.output.find(expected), std::string::npos) << bt.output;
+  const auto check = kbt::test::run_kbt("check " + cfg);
+  EXPECT_NE(check.output.find("fee_bps fee (param)"), std::string::npos) << check.output;
+  EXPECT_NE(check.output.find("stop_loss sl (param)"), std::string::npos) << check.output;
+}

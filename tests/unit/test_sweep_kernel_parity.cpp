@@ -9,6 +9,7 @@
 #include <kbt/config/param_grid.hpp>
 #include <kbt/reference/evaluator.hpp>
 #include <kbt/reference/simulator.hpp>
+#include <kbt/sweep/backtest.hpp>
 #include <kbt/sweep/sweep_kernel.hpp>
 
 #include "support/cli_runner.hpp"
@@ -17,6 +18,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <sstream>
 
 namespace {
 
@@ -65,7 +68,9 @@ void expect_parity(const Case& c, const std::string& device, std::size_t chunk =
   std::size_t trading = 0, finite_sharpe = 0;
   for (std::size_t i = 0; i < c.ids.size(); ++i) {
     const auto signals = kbt::evaluate_strategy_reference(c.program, c.bars, &c.params[i * n_params]);
-    const auto ref = kbt::simulate_reference(c.bars, sim, signals);
+    // The combo's own settings where some are swept (docs/semantics.md "Swept settings").
+    const auto ref = kbt::simulate_reference(
+        c.bars, kbt::combo_simulation(sim, c.program.param_names, &c.params[i * n_params]), signals);
     trading += ref.metrics[static_cast<std::size_t>(kbt::metric_index("n_trades"))] > 0 ? 1 : 0;
     finite_sharpe += std::isnan(ref.metrics[static_cast<std::size_t>(kbt::metric_index("sharpe"))]) ? 0 : 1;
     for (std::size_t m = 0; m < kbt::n_metrics; ++m) {
@@ -199,6 +204,100 @@ simulation:
       const Case c = prepare_yaml(yaml, bars, 4);
       for (const auto& d : devices()) expect_parity(c, d);
     }
+}
+
+// Stops, costs and the leverage cap named by params (grid axes): every combo
+// takes its own values, on every space with the reference bits; and a swept
+// run's combo equals a run whose settings are those values written as numbers.
+TEST(SweptSettings, StopsCostsAndLeverageFromParamsGiveTheBitsOfFixedSettings) {
+  const auto bars = gappy_bars(700);
+  const std::string head = R"(data: unused.h5
+strategy:
+  params:
+    n: {values: [5, 12]}
+    sl: {values: [0.004, 0.02]}
+    tp: {values: [0.009, 0.05]}
+    ts: {values: [0.005, 0.03]}
+    fee: {values: [0, 9.5]}
+    slip: {values: [1, 4]}
+    lev: {values: [0.5, 1.5]}
+  signals:
+    d: close - sma(close, n)
+  position: clip(sign(d) * 0.8 + cs_zscore(d) * 0.3, -1, 1)
+simulation:
+  fill: next_open
+  weighting: equal
+  borrow_rate: 0.05
+)";
+  const std::string swept = head + R"(  stop_loss: sl
+  take_profit: tp
+  trailing_stop: ts
+  fee_bps: fee
+  slippage_bps: slip
+  max_gross_leverage: lev
+)";
+  const Case c = prepare_yaml(swept, bars, 12);
+  ASSERT_EQ(c.ids.size(), 12u);
+  for (const auto& d : devices()) expect_parity(c, d);
+
+  // Against the same values written as numbers: the swept settings are exactly
+  // those numbers, whichever combo (the first four sampled).
+  const std::size_t n_params = c.program.n_params();
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < 4; ++i) {
+    const double* v = &c.params[i * n_params];
+    std::map<std::string, double> values;
+    for (std::size_t p = 0; p < n_params; ++p) values[c.program.param_names[p]] = v[p];
+    const auto number = [](double x) {
+      std::ostringstream out;
+      out.precision(17);
+      out << x;
+      return out.str();
+    };
+    const std::string fixed = head + "  stop_loss: " + number(values["sl"]) + "\n  take_profit: " +
+                              number(values["tp"]) + "\n  trailing_stop: " + number(values["ts"]) +
+                              "\n  fee_bps: " + number(values["fee"]) + "\n  slippage_bps: " + number(values["slip"]) +
+                              "\n  max_gross_leverage: " + number(values["lev"]) + "\n";
+    kbt::RunConfig fixed_config = kbt::parse_run_config(fixed, "<fixed>", "");
+    kbt::RunConfig swept_config = c.config;
+    const auto a = kbt::run_backtest(swept_config, bars, values).metrics;
+    const auto b = kbt::run_backtest(fixed_config, bars, values).metrics;
+    for (std::size_t m = 0; m < kbt::n_metrics; ++m)
+      EXPECT_EQ(std::memcmp(&a[m], &b[m], sizeof(double)), 0) << "combo " << c.ids[i] << " " << kbt::metric_names()[m];
+    // The settings matter: the same signals at the run's other values differ.
+    if (i > 0 && a != kbt::run_backtest(swept_config, bars, [&] {
+          auto other = values;
+          other["sl"] = other["sl"] == 0.004 ? 0.02 : 0.004;
+          other["fee"] = other["fee"] == 0 ? 9.5 : 0;
+          return other;
+        }()).metrics)
+      ++differ;
+  }
+  EXPECT_GT(differ, 0u) << "vacuous: the swept settings changed no metric";
+}
+
+// A setting that names something else, a param with a value out of its
+// range, and walk-forward (not built with swept settings) are config errors.
+TEST(SweptSettings, BadSweptSettingsAreConfigErrors) {
+  const std::string head = "data: d.h5\nstrategy:\n  params:\n    sl: {values: [0.01, 0.02]}\n"
+                           "    z: {values: [0, 1]}\n  position: 1\nsimulation:\n";
+  const auto message = [&](const std::string& tail) {
+    try {
+      kbt::parse_run_config(head + tail, "cfg.yaml", "");
+    } catch (const kbt::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message("  stop_loss: sll\n"),
+            "cfg.yaml:8:14: simulation.stop_loss must be a number or a strategy param (a grid axis); 'sll' is "
+            "neither; did you mean 'sl'?");
+  EXPECT_EQ(message("  stop_loss: z\n"),
+            "cfg.yaml:8:14: simulation.stop_loss takes param 'z', whose value 0 is not > 0");
+  EXPECT_EQ(message("  fee_bps: z\n").find("no error"), 0u);  // 0 bps is a fee
+  EXPECT_NE(message("  stop_loss: sl\nvalidation:\n  walk_forward: {train: 100, test: 50}\n")
+                .find("validation.walk_forward with swept simulation settings"),
+            std::string::npos);
 }
 
 // Close fills and no stops: the kernel compiles its portfolio step without

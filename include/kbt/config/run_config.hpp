@@ -44,6 +44,17 @@ struct StrategySpec {
   std::optional<SourceText> long_entry, long_exit, short_entry, short_exit;
 };
 
+// Simulation settings that name a strategy param instead of giving a number:
+// they take each combo's value of that param (docs/semantics.md "Swept
+// settings"). Empty: not swept.
+struct SweptSettings {
+  std::string stop_loss, take_profit, trailing_stop, fee_bps, slippage_bps, max_gross_leverage;
+  bool any() const {
+    return !stop_loss.empty() || !take_profit.empty() || !trailing_stop.empty() || !fee_bps.empty() ||
+           !slippage_bps.empty() || !max_gross_leverage.empty();
+  }
+};
+
 struct SimulationSettings {
   enum class Fill { close, next_open };
   enum class SltpPriority { stop_first, target_first };
@@ -67,6 +78,7 @@ struct SimulationSettings {
   std::optional<std::int64_t> score_end_bar;
   std::optional<std::int64_t> score_end_time_ns;
   std::optional<double> periods_per_year;  // inferred from bar spacing when absent
+  SweptSettings swept;  // settings taken from a param per combo (the number above is then unused)
 };
 
 struct Objective {

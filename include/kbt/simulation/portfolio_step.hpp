@@ -138,7 +138,7 @@ struct PortfolioStep {
   KOKKOS_FORCEINLINE_FUNCTION Real execute(int s, Account<Real, Acc>& a, Symbol& st, Real delta, Real price) const {
     const Real exec = delta > Real(0) ? price * (Real(1) + rules.slippage) : price * (Real(1) - rules.slippage);
     const Real notional = math::fabs(delta) * exec;
-    const Real fee = notional * fee_rate(s);
+    const Real fee = notional * (rules.has_fee_override ? rules.fee_override : fee_rate(s));
     a.cash -= delta * exec;
     a.cash -= fee;
     st.cash_flow -= delta * exec;

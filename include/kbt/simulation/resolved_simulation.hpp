@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace kbt {
@@ -54,9 +55,21 @@ struct ResolvedSimulation {
   std::optional<ScoringWindow> test_window;  // validation.holdout: the held-out rest of the window
   bool has_funding = false;  // the data has a funding_rate column
   PortfolioStepKind step = PortfolioStepKind::general;
+  SweptSettings swept;  // settings each combo takes from its params (combo_simulation)
 
-  bool has_stops() const { return stop_loss || take_profit || trailing_stop; }
+  // With a swept stop, some combo has it (the run's step checks stops).
+  bool has_stops() const {
+    return stop_loss || take_profit || trailing_stop || !swept.stop_loss.empty() || !swept.take_profit.empty() ||
+           !swept.trailing_stop.empty();
+  }
 };
+
+// The settings of one combo (docs/semantics.md "Swept settings"): each swept
+// setting of `sim` replaced by the combo's value of its param, converted as
+// resolve_simulation converts the number it replaces. `param_names` and
+// `values` are the program's params in order. `sim` itself without swept settings.
+ResolvedSimulation combo_simulation(const ResolvedSimulation& sim, const std::vector<std::string>& param_names,
+                                    const double* values);
 
 // Resolves `sim` on `bars`. Throws kbt::Error(config) for invalid settings
 // (naming the key), an empty or out-of-range scoring window, a per-venue fee

@@ -151,7 +151,7 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
   p.funding = upload_column<Real, Space>(bars, "funding_rate", "kbt::funding_rate");
   std::vector<Real> fee_rate(sim.fee_rate.begin(), sim.fee_rate.end());
   p.fee_rate = upload_1d<Real, Space>(fee_rate, "kbt::fee_rate");
-  p.rules = PortfolioRules<Real>::from(sim);
+  p.rules = PortfolioRules<Real>::from(sim, program.param_names);
 
   // Scratch per combo: registers, rings, states, scan slots, symbol states.
   // Each combo's scratch rows are padded to whole 64-byte cache lines: host

@@ -68,8 +68,8 @@ struct SweepFunctor {
   // bar fields of the accumulator are disjoint from the fill, trade and
   // funding fields, so feeding them later, in bar order, gives the same bits.
   template <int NSym, int StepKind, class Account>
-  KOKKOS_FORCEINLINE_FUNCTION void advance(int i, Symbol* st, Account& a, int t0, int b0, int b1,
-                                           DeferredBars* deferred) const {
+  KOKKOS_FORCEINLINE_FUNCTION void advance(const Step& portfolio, int i, Symbol* st, Account& a, int t0, int b0,
+                                           int b1, DeferredBars* deferred) const {
     const PortfolioSignals<Real> sig = eval.signals_of(i, t0);
     const int window_begin = portfolio.rules.window_begin, window_end = portfolio.rules.window_end;
     const int warm_end = window_begin - t0 < b0 ? b0 : (window_begin - t0 < b1 ? window_begin - t0 : b1);
@@ -88,15 +88,26 @@ struct SweepFunctor {
     for (int m = 0; m < int(n_metrics); ++m) metrics(eval.first + i, m) = double(result[m]);
   }
 
+  // The portfolio step of combo i: the run's, with the combo's swept settings.
+  KOKKOS_FORCEINLINE_FUNCTION Step step_of(int i) const {
+    Step step = portfolio;
+    if (portfolio.rules.any_swept) {
+      const auto row = eval.first + i;
+      step.rules = portfolio.rules.of_combo([&](int p) { return eval.params(row, p); });
+    }
+    return step;
+  }
+
   template <int NSym, int StepKind, unsigned Groups>
   KOKKOS_FORCEINLINE_FUNCTION void simulate(int i, Symbol* st) const {
-    Step::template reset<NSym>(st, portfolio.n_sym);
-    Acct<Groups> a = portfolio.template open_account<BasicMetricsAccumulator<Real, Groups>>();
-    const int end = portfolio.rules.window_end, block = eval.block;
+    const Step step = step_of(i);
+    Step::template reset<NSym>(st, step.n_sym);
+    Acct<Groups> a = step.template open_account<BasicMetricsAccumulator<Real, Groups>>();
+    const int end = step.rules.window_end, block = eval.block;
     for (int t0 = 0; t0 < end; t0 += block) {
       const int nb = end - t0 < block ? end - t0 : block;
       eval.evaluate_block(i, t0, nb);
-      advance<NSym, StepKind>(i, st, a, t0, 0, nb, nullptr);
+      advance<NSym, StepKind>(step, i, st, a, t0, 0, nb, nullptr);
     }
     write_metrics(i, a);
   }
@@ -107,10 +118,11 @@ struct SweepFunctor {
   // metrics (docs/metrics.md) overlap instead of following each other.
   template <int NSym, int StepKind, unsigned Groups>
   KOKKOS_FORCEINLINE_FUNCTION void simulate_pair(int i0, Symbol* st0, int i1, Symbol* st1) const {
+    const Step step0 = step_of(i0), step1 = step_of(i1);
     Step::template reset<NSym>(st0, portfolio.n_sym);
     Step::template reset<NSym>(st1, portfolio.n_sym);
-    Acct<Groups> a0 = portfolio.template open_account<BasicMetricsAccumulator<Real, Groups>>();
-    Acct<Groups> a1 = portfolio.template open_account<BasicMetricsAccumulator<Real, Groups>>();
+    Acct<Groups> a0 = step0.template open_account<BasicMetricsAccumulator<Real, Groups>>();
+    Acct<Groups> a1 = step1.template open_account<BasicMetricsAccumulator<Real, Groups>>();
     DeferredBars d0, d1;
     const int end = portfolio.rules.window_end, block = eval.block;
     for (int t0 = 0; t0 < end; t0 += block) {
@@ -121,8 +133,8 @@ struct SweepFunctor {
         const int b1 = nb - b0 < deferred_bars ? nb : b0 + deferred_bars;
         d0.count = 0;
         d1.count = 0;
-        advance<NSym, StepKind>(i0, st0, a0, t0, b0, b1, &d0);
-        advance<NSym, StepKind>(i1, st1, a1, t0, b0, b1, &d1);
+        advance<NSym, StepKind>(step0, i0, st0, a0, t0, b0, b1, &d0);
+        advance<NSym, StepKind>(step1, i1, st1, a1, t0, b0, b1, &d1);
         for (int k = 0; k < d0.count; ++k) {  // same window: d1.count == d0.count
           a0.acc.add_bar(d0.equity[k], d0.exposed[k] != 0);
           a1.acc.add_bar(d1.equity[k], d1.exposed[k] != 0);
