@@ -89,6 +89,7 @@ std::optional<Decimal> parse_decimal(const std::string& text) {
 }
 
 std::string format_number(double value) {
+  if (std::isnan(value)) return "nan";  // whatever its sign bit
   char buf[40];
   if (std::floor(value) == value && std::fabs(value) < 1e16) {
     std::snprintf(buf, sizeof buf, "%.0f", value);

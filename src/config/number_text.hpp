@@ -24,7 +24,8 @@ struct Decimal {
 // nullopt when `text` is not a number literal or has too many significant digits.
 std::optional<Decimal> parse_decimal(const std::string& text);
 
-// Shortest text that reads back as the same double ("0.1", "5", "1e+20").
+// Shortest text that reads back as the same double ("0.1", "5", "1e+20"; "nan",
+// "inf"): config messages, summaries, the top-K CSV and CSV bars.
 std::string format_number(double value);
 
 // 1234567 -> "1,234,567".

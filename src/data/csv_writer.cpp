@@ -9,21 +9,9 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "config/number_text.hpp"
+
 namespace kbt {
-namespace {
-
-// Shortest %.{15,16,17}g form that reads back to the same double.
-std::string format_number(double v) {
-  if (std::isnan(v)) return "nan";
-  char buf[64];
-  for (int precision = 15; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
-}
-
-}  // namespace
 
 void write_bars_csv(const BarData& bars, const std::string& symbol, const std::string& path) {
   const long s = bars.symbol_index(symbol);
@@ -41,7 +29,7 @@ void write_bars_csv(const BarData& bars, const std::string& symbol, const std::s
     f << '\n';
     for (std::size_t b = 0; b < bars.n_bars(); ++b) {
       f << format_iso8601_utc(bars.timestamps[b]);
-      for (const auto& c : cols) f << ',' << format_number(bars.series(c, static_cast<std::size_t>(s))[b]);
+      for (const auto& c : cols) f << ',' << detail::format_number(bars.series(c, static_cast<std::size_t>(s))[b]);
       f << '\n';
     }
     f.close();

@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "config/number_text.hpp"
 #include "output/results_io.hpp"
 
 namespace kbt {
@@ -120,7 +121,7 @@ void write_top_k_csv(AtomicOutput& out, const SweepResults& results) {
   {
     std::ofstream csv(out.temp_path());
     if (!csv) throw Error(ErrorCategory::io, path + ": cannot write the top-K CSV");
-    csv.precision(17);
+    // Shortest round-trip numbers: 0.1, not 0.10000000000000001 (docs/results.md).
     csv << "rank,combo_id";
     for (const auto& p : results.param_names) csv << ',' << p;
     for (const auto* m : metric_names()) csv << ',' << m;
@@ -128,8 +129,8 @@ void write_top_k_csv(AtomicOutput& out, const SweepResults& results) {
     const RowTable top = results.top_k_rows();
     for (std::size_t rank = 0; rank < top.size(); ++rank) {
       csv << rank + 1 << ',' << top.combo_ids[rank];
-      for (std::size_t p = 0; p < top.n_params; ++p) csv << ',' << top.params_of(rank)[p];
-      for (std::size_t m = 0; m < n_metrics; ++m) csv << ',' << top.metrics_of(rank)[m];
+      for (std::size_t p = 0; p < top.n_params; ++p) csv << ',' << detail::format_number(top.params_of(rank)[p]);
+      for (std::size_t m = 0; m < n_metrics; ++m) csv << ',' << detail::format_number(top.metrics_of(rank)[m]);
       csv << '\n';
     }
     if (!csv.flush()) throw Error(ErrorCategory::io, path + ": cannot write the top-K CSV");

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <unistd.h>
 #include <vector>
 
@@ -288,4 +289,55 @@ TEST(CliRun, SweptStopAndFeeRunVerifyAndBacktest) {
   const auto check = kbt::test::run_kbt("check " + cfg);
   EXPECT_NE(check.output.find("fee_bps fee (param)"), std::string::npos) << check.output;
   EXPECT_NE(check.output.find("stop_loss sl (param)"), std::string::npos) << check.output;
+}
+
+// The top-K CSV writes the shortest text that reads back as the same double:
+// "0.1", not "0.10000000000000001", and every number equals /topk's by bits.
+TEST(CliRun, TopKCsvNumbersAreShortestRoundTrip) {
+  const auto dir = scratch("csv");
+  const auto cfg = (dir / "c.yaml").string();
+  std::ofstream(cfg) << "data: " << KBT_SOURCE_DIR << "/data/sample.h5\nsymbols: [AAA]\nstrategy:\n  params:\n"
+                        "    n: {values: [10, 30]}\n    k: {values: [0.1, 0.3]}\n"
+                        "  position: where(close > sma(close, n) * (1 + k / 100), 1, -1)\n"
+                        "sweep: {top_k: 4}\n";
+  const auto out = (dir / "r.h5").string();
+  ASSERT_EQ(kbt::test::run_kbt("run " + cfg + " --device reference --quiet --no-verify --out " + out).exit_code, 0);
+  const auto top = kbt::read_results_hdf5(out).results.top_k_rows();
+  ASSERT_EQ(top.size(), 4u);
+  std::ifstream csv(dir / "r_topk.csv");
+  std::string line;
+  ASSERT_TRUE(std::getline(csv, line));
+  std::size_t rows = 0;
+  bool saw_tenth = false;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> cells;
+    std::stringstream in(line);
+    for (std::string cell; std::getline(in, cell, ',');) cells.push_back(cell);
+    ASSERT_EQ(cells.size(), 2 + 2 + kbt::n_metrics) << line;
+    saw_tenth = saw_tenth || cells[3] == "0.1";
+    for (std::size_t c = 2; c < cells.size(); ++c) {
+      const double want = c < 4 ? top.params_of(rows)[c - 2] : top.metrics_of(rows)[c - 4];
+      if (std::isnan(want)) {
+        EXPECT_EQ(cells[c], "nan");
+        continue;
+      }
+      const double got = std::strtod(cells[c].c_str(), nullptr);
+      EXPECT_TRUE(same_bits(got, want)) << "column " << c << ": " << cells[c];
+      // No text with one significant digit fewer reads back as the same double.
+      const std::string mantissa = cells[c].substr(0, cells[c].find_first_of("eE"));
+      std::string digits;
+      for (const char ch : mantissa)
+        if (ch >= '0' && ch <= '9') digits += ch;
+      digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size()));
+      digits.erase(digits.find_last_not_of('0') + 1);  // significant digits only
+      if (digits.size() > 1) {
+        char shorter[40];
+        std::snprintf(shorter, sizeof shorter, "%.*g", int(digits.size()) - 1, want);
+        EXPECT_FALSE(same_bits(std::strtod(shorter, nullptr), want)) << cells[c] << " is not the shortest: " << shorter;
+      }
+    }
+    ++rows;
+  }
+  EXPECT_EQ(rows, 4u);
+  EXPECT_TRUE(saw_tenth) << "the param 0.1 written as 0.1";
 }
