@@ -144,7 +144,9 @@ ResolvedSimulation resolve(const SimulationSettings& sim, const BarData& bars, c
   r.weighting = sim.weighting;
   r.has_funding = bars.has_column("funding_rate");
   r.swept = sim.swept;
-  if (r.fill == SimulationSettings::Fill::next_open || r.has_stops())
+  // Swept settings are taken per combo by the general step only (the
+  // close-fill kernels keep the run's rules out of their registers).
+  if (r.fill == SimulationSettings::Fill::next_open || r.has_stops() || r.swept.any())
     r.step = PortfolioStepKind::general;
   else
     r.step = r.borrow_per_bar != 0 || r.has_funding ? PortfolioStepKind::close_fills_with_carry

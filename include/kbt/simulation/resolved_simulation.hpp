@@ -38,6 +38,7 @@ struct ScoreEnd {
 // the reference engine reads the rules directly). Close fills without stops do
 // no next-open orders, stop checks or stop locks, and without borrow or a
 // funding column no carrying costs either: those rules would do nothing there.
+// Swept settings (taken per combo) make a run general too.
 enum class PortfolioStepKind : int { general = 0, close_fills = 1, close_fills_with_carry = 2 };
 
 struct ResolvedSimulation {

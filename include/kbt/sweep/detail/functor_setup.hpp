@@ -152,6 +152,8 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
   std::vector<Real> fee_rate(sim.fee_rate.begin(), sim.fee_rate.end());
   p.fee_rate = upload_1d<Real, Space>(fee_rate, "kbt::fee_rate");
   p.rules = PortfolioRules<Real>::from(sim, program.param_names);
+  if (p.rules.any_swept && sim.step != PortfolioStepKind::general)
+    throw Error(ErrorCategory::internal, "sweep kernel: swept settings need the general portfolio step");
 
   // Scratch per combo: registers, rings, states, scan slots, symbol states.
   // Each combo's scratch rows are padded to whole 64-byte cache lines: host

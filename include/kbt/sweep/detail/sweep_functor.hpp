@@ -88,8 +88,11 @@ struct SweepFunctor {
     for (int m = 0; m < int(n_metrics); ++m) metrics(eval.first + i, m) = double(result[m]);
   }
 
-  // The portfolio step of combo i: the run's, with the combo's swept settings.
-  KOKKOS_FORCEINLINE_FUNCTION Step step_of(int i) const {
+  // The portfolio step of combo i with its swept settings (docs/semantics.md
+  // "Swept settings"). Only the general step takes them (resolve_simulation
+  // makes a run with swept settings general): per-combo rules live in
+  // registers, which the close-fill kernels then need not hold.
+  KOKKOS_FORCEINLINE_FUNCTION Step step_with_settings_of(int i) const {
     Step step = portfolio;
     if (portfolio.rules.any_swept) {
       const auto row = eval.first + i;
@@ -100,7 +103,15 @@ struct SweepFunctor {
 
   template <int NSym, int StepKind, unsigned Groups>
   KOKKOS_FORCEINLINE_FUNCTION void simulate(int i, Symbol* st) const {
-    const Step step = step_of(i);
+    if constexpr (StepKind == int(PortfolioStepKind::general)) {
+      simulate_with<NSym, StepKind, Groups>(step_with_settings_of(i), i, st);
+    } else {
+      simulate_with<NSym, StepKind, Groups>(portfolio, i, st);
+    }
+  }
+
+  template <int NSym, int StepKind, unsigned Groups>
+  KOKKOS_FORCEINLINE_FUNCTION void simulate_with(const Step& step, int i, Symbol* st) const {
     Step::template reset<NSym>(st, step.n_sym);
     Acct<Groups> a = step.template open_account<BasicMetricsAccumulator<Real, Groups>>();
     const int end = step.rules.window_end, block = eval.block;
@@ -118,7 +129,17 @@ struct SweepFunctor {
   // metrics (docs/metrics.md) overlap instead of following each other.
   template <int NSym, int StepKind, unsigned Groups>
   KOKKOS_FORCEINLINE_FUNCTION void simulate_pair(int i0, Symbol* st0, int i1, Symbol* st1) const {
-    const Step step0 = step_of(i0), step1 = step_of(i1);
+    if constexpr (StepKind == int(PortfolioStepKind::general)) {
+      simulate_pair_with<NSym, StepKind, Groups>(step_with_settings_of(i0), i0, st0, step_with_settings_of(i1), i1,
+                                                 st1);
+    } else {
+      simulate_pair_with<NSym, StepKind, Groups>(portfolio, i0, st0, portfolio, i1, st1);
+    }
+  }
+
+  template <int NSym, int StepKind, unsigned Groups>
+  KOKKOS_FORCEINLINE_FUNCTION void simulate_pair_with(const Step& step0, int i0, Symbol* st0, const Step& step1,
+                                                      int i1, Symbol* st1) const {
     Step::template reset<NSym>(st0, portfolio.n_sym);
     Step::template reset<NSym>(st1, portfolio.n_sym);
     Acct<Groups> a0 = step0.template open_account<BasicMetricsAccumulator<Real, Groups>>();
