@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 kokkos_version=4.6.01
-# CI runs on a clean clone that sits next to a shared/ folder, as /work/main does.
+# CI runs on a clean clone that sits next to a shared/ folder holding the release archives.
 third_party=${KBT_THIRD_PARTY:-"$(cd "$(dirname "$0")/../.." && pwd)/shared/third-party"}
 prefix=${KBT_KOKKOS_CACHE:-/var/cache/kbt/kokkos-$kokkos_version-openmp}
 label=${KBT_OPENMP_TEST_LABEL:-kokkos|host}
