@@ -6,20 +6,13 @@
 #include <cmath>
 #include <cstdio>
 
+#include "config/number_text.hpp"
+
 namespace kbt {
 namespace {
 
-std::string with_separators(std::uint64_t v) {
-  std::string digits = std::to_string(v), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 std::string rate_text(double rate) {
-  if (rate >= 100) return with_separators(static_cast<std::uint64_t>(std::llround(rate)));
+  if (rate >= 100) return detail::format_count(static_cast<std::uint64_t>(std::llround(rate)));
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g", rate);
   return buf;
@@ -41,7 +34,7 @@ std::string format_duration(double seconds) {
 }
 
 std::string format_progress_line(const SweepProgress& p) {
-  std::string line = with_separators(p.done) + " / " + with_separators(p.total) + " " + p.unit;
+  std::string line = detail::format_count(p.done) + " / " + detail::format_count(p.total) + " " + p.unit;
   char pct[32];
   const double fraction = p.total > 0 ? static_cast<double>(p.done) / static_cast<double>(p.total) : 1.0;
   std::snprintf(pct, sizeof pct, " (%.1f%%)", 100.0 * fraction);
