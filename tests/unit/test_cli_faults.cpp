@@ -26,10 +26,30 @@
 
 #include "support/cli_runner.hpp"
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#endif
+
 namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+
+// libhdf5 1.10 leaks small internal buffers on some error paths of a file
+// caught mid-write (the same leaks tests/fuzz/lsan.supp names for corrupt
+// files). A reader of the live checkpoint, standing in for h5dump or h5py,
+// meets them by design; the leak checker ignores what is allocated while one
+// of these lives, which is only such a read.
+struct IgnoreLeaksOfForeignReads {
+#if defined(__SANITIZE_ADDRESS__)
+  IgnoreLeaksOfForeignReads() { __lsan_disable(); }
+  ~IgnoreLeaksOfForeignReads() { __lsan_enable(); }
+#else
+  IgnoreLeaksOfForeignReads() {}
+#endif
+  IgnoreLeaksOfForeignReads(const IgnoreLeaksOfForeignReads&) = delete;
+  IgnoreLeaksOfForeignReads& operator=(const IgnoreLeaksOfForeignReads&) = delete;
+};
 
 struct Scratch {
   fs::path dir;
@@ -212,6 +232,7 @@ TEST(CliFaults, ReadersOfTheLiveCheckpointDoNotStopTheRun) {
       exited = true;
       break;
     }
+    const IgnoreLeaksOfForeignReads foreign_read;
     const hid_t f = fs::exists(ckpt) ? H5Fopen(ckpt.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
     if (f >= 0) {
       ++opens;
