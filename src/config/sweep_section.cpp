@@ -71,17 +71,24 @@ void Loader::sweep_metrics(const YamlEntry& e) {
 void Loader::objective(const YamlEntry& e) {
   Objective& o = cfg_.sweep.objective;
   std::vector<std::string> metrics(metric_names().begin(), metric_names().end());
+  // Without a direction, the metric's natural one (docs/metrics.md).
   if (e.value.IsScalar()) {  // shorthand: `objective: sharpe`
     o.metric = choice(e, "sweep.objective", metrics);
+    o.maximize = metric_higher_is_better(metric_index(o.metric));
     return;
   }
+  bool directed = false;
   for (const auto& item : doc_.entries(e, "sweep.objective", objective_keys)) {
     const std::string what = "sweep.objective." + item.name;
     note(item, what);
     if (item.name == "metric") o.metric = choice(item, what, metrics);
-    else if (item.name == "direction") o.maximize = choice(item, what, {"max", "min"}) == "max";
+    else if (item.name == "direction") {
+      o.maximize = choice(item, what, {"max", "min"}) == "max";
+      directed = true;
+    }
     else if (item.name == "min_trades") o.min_trades = number(item, what, Bound::non_negative);
   }
+  if (!directed) o.maximize = metric_higher_is_better(metric_index(o.metric));
 }
 
 }  // namespace kbt::detail

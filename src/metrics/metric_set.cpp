@@ -52,7 +52,7 @@ MetricMask metric_mask_of(const std::vector<std::string>& names) {
   MetricMask mask = 0;
   for (const auto& name : names) {
     const int m = metric_index(name);
-    if (m < 0) throw Error(ErrorCategory::config, "unknown metric '" + name + "'");
+    if (m < 0) throw Error(ErrorCategory::config, unknown_metric_message(name));
     mask |= MetricMask(1) << m;
   }
   return mask;

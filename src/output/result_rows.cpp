@@ -103,7 +103,7 @@ RowTable read_all_rows(const ResultRows& rows) {
 
 void require_metric(const ResultRows& rows, const std::string& metric, const std::string& what) {
   const int m = metric_index(metric);
-  if (m < 0) throw Error(ErrorCategory::config, what + ": unknown metric '" + metric + "'");
+  if (m < 0) throw Error(ErrorCategory::config, what + ": " + unknown_metric_message(metric));
   if (has_metric(rows.metric_mask(), m)) return;
   std::string held;
   for (const auto& name : metric_names_of(rows.metric_mask())) held += (held.empty() ? "" : ", ") + name;

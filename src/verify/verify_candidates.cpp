@@ -96,7 +96,7 @@ VerificationResults verify_candidates(const RunConfig& config, const BarData& ba
   const Objective& sweep_objective = config.sweep.objective;
   const Objective objective = request.objective.value_or(sweep_objective);
   if (metric_index(objective.metric) < 0)
-    throw Error(ErrorCategory::config, "verification objective: unknown metric '" + objective.metric + "'");
+    throw Error(ErrorCategory::config, "verification objective: " + unknown_metric_message(objective.metric));
 
   // Settings shared by every candidate: periods_per_year resolved once (the
   // simulator would infer it again per call), the verification window.

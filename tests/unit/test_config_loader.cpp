@@ -172,6 +172,24 @@ TEST(ConfigLoader, EveryKeyIsParsed) {
   EXPECT_EQ(c.output.heatmap, (std::vector<std::string>{"fast", "slow"}));
 }
 
+// An objective without a direction takes its metric's natural one
+// (docs/metrics.md "Natural direction"); a written direction wins.
+TEST(ConfigLoader, ObjectiveDirectionDefaultsToTheMetricsNaturalOne) {
+  const std::string head = "data: d.h5\nstrategy:\n  position: 1\nsweep:\n  objective: ";
+  struct Case {
+    const char* objective;
+    bool maximize;
+  };
+  for (const Case c : {Case{"ulcer_index", false}, Case{"{metric: ulcer_index}", false},
+                       Case{"{metric: ulcer_index, direction: max}", true}, Case{"max_drawdown_duration", false},
+                       Case{"ann_volatility", false}, Case{"fees_paid", false}, Case{"max_drawdown", true},
+                       Case{"{metric: sharpe, min_trades: 3}", true}, Case{"{metric: sharpe, direction: min}", false},
+                       Case{"{min_trades: 3}", true}}) {
+    const auto cfg = parse(head + c.objective + "\n");
+    EXPECT_EQ(cfg.sweep.objective.maximize, c.maximize) << c.objective;
+  }
+}
+
 TEST(ConfigLoader, DefaultsOfAMinimalConfig) {
   const auto c = parse("data: d.h5\nstrategy:\n  position: 1\n");
   EXPECT_TRUE(c.symbols.empty());

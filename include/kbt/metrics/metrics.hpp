@@ -55,4 +55,16 @@ inline int metric_index(const std::string& name) {
 
 using MetricRow = std::array<double, n_metrics>;
 
+// Whether a larger value of metric `index` is better (docs/metrics.md
+// "Natural direction"): false for ann_volatility, max_drawdown_duration,
+// ulcer_index, turnover, fees_paid and funding_paid. The direction a ranking
+// takes when none is given (sweep.objective, show --sort, verify --objective).
+bool metric_higher_is_better(int index);
+
+// "max" or "min": the natural direction by name.
+const char* natural_direction(int index);
+
+// "unknown metric 'x'; did you mean 'y'? (metrics: total_return, ...)".
+std::string unknown_metric_message(const std::string& name);
+
 }  // namespace kbt
