@@ -12,12 +12,14 @@
 #include <fstream>
 
 #include "cli/commands.hpp"
+#include "config/number_text.hpp"
 
 namespace kbt::cli {
 namespace {
 
 struct BacktestArgs {
-  std::string config_path, params, trades_path, equity_path;
+  std::string config_path, trades_path, equity_path;
+  std::vector<std::string> params;  // --params / --param, each a comma list
 };
 
 template <class WriteBody>
@@ -39,9 +41,12 @@ void backtest(const BacktestArgs& a) {
   SimulationOptions options;
   options.keep_ledger = !a.trades_path.empty();
   options.keep_equity = !a.equity_path.empty();
-  const SimulationResult r = run_backtest(config, bars, parse_param_assignments(a.params), options);
+  const auto params = parse_param_assignments(a.params, "--params");
+  const SimulationResult r = run_backtest(config, bars, params, options);
 
-  std::printf("%s  %s  bars [%zu, %zu) of %zu, %zu symbol(s)\n", a.config_path.c_str(), a.params.c_str(),
+  std::string described;
+  for (const auto& [name, value] : params) described += (described.empty() ? "" : ",") + name + "=" + detail::format_number(value);
+  std::printf("%s  %s  bars [%zu, %zu) of %zu, %zu symbol(s)\n", a.config_path.c_str(), described.c_str(),
               r.window.begin, r.window.end, bars.n_bars(), bars.n_symbols());
   for (std::size_t m = 0; m < n_metrics; ++m) std::printf("  %-22s %.10g\n", metric_names()[m], r.metrics[m]);
 
@@ -75,9 +80,14 @@ void add_backtest_command(CLI::App& app) {
   static BacktestArgs args;
   auto* cmd = app.add_subcommand("backtest", "Simulate one combo of a config, with trade ledger and equity curve");
   cmd->add_option("config", args.config_path, "Run config (YAML)")->required();
-  cmd->add_option("--params", args.params, "Parameter values, e.g. fast=10,slow=50")->required();
+  cmd->add_option("--params,--param", args.params,
+                  "Parameter values: name=value, comma lists and repeated flags alike (fast=10,slow=50)")
+      ->required()
+      ->allow_extra_args(false);
   cmd->add_option("--trades", args.trades_path, "Write the trade ledger to this CSV");
   cmd->add_option("--equity", args.equity_path, "Write the equity curve to this CSV");
+  cmd->footer("\nExamples:\n  kbt backtest configs/sma_cross.yaml --params fast=10,slow=50 --trades trades.csv"
+              "\n  kbt backtest configs/sma_cross.yaml --param fast=10 --param slow=50");
   cmd->callback([] { backtest(args); });
 }
 

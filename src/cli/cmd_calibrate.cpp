@@ -44,12 +44,13 @@ void calibrate(const CalibrateArgs& a) {
 void add_calibrate_command(CLI::App& app) {
   static CalibrateArgs args;
   auto* cmd = app.add_subcommand("calibrate", "Time every execution space and write this machine's calibration file");
-  cmd->add_option("--out", args.out,
+  cmd->add_option("--out,-o", args.out,
                   "Calibration file to write (default: $KBT_CALIBRATION, else $XDG_CONFIG_HOME/kbt/calibration.yaml, "
                   "else ~/.config/kbt/calibration.yaml)");
   cmd->add_flag("--quick", args.quick, "A shorter ladder (about 15 s for Serial on 2 cores; the full one takes minutes)");
   cmd->add_flag("--tiny", args.tiny, "The test suite's ladder (seconds; not for real use)")->group("");
   cmd->add_flag("--quiet", args.quiet, "No progress lines on stderr");
+  cmd->footer("\nExamples:\n  kbt calibrate --quick\n  kbt calibrate -o /shared/calibration-node17.yaml");
   cmd->callback([] { calibrate(args); });
 }
 

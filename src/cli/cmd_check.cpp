@@ -201,6 +201,7 @@ void add_check_command(CLI::App& app) {
   cmd->add_option("config", *path, "Run config (YAML)")->required();
   cmd->add_flag("--data", *with_data,
                 "Also load the data, compile the strategy and count the combos that pass the constraints");
+  cmd->footer("\nExamples:\n  kbt check configs/sma_cross.yaml\n  kbt check configs/sma_cross.yaml --data");
   cmd->callback([path, with_data] {
     const RunConfig config = load_run_config(*path);
     print_summary(config);

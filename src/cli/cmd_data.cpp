@@ -194,7 +194,9 @@ void add_inspect(CLI::App& data) {
       "Prints symbols and venues, bar count, date range (UTC), frequency (median bar\n"
       "spacing), columns, NaN counts per column and symbol, and each exo series with its\n"
       "coverage of the bar grid after the ASOF join. Exits non-zero with one error line\n"
-      "naming the dataset when the file violates the layout (docs/data-format.md).");
+      "naming the dataset when the file violates the layout (docs/data-format.md).\n\n"
+      "Example:\n"
+      "  kbt data inspect data/sample.h5");
   cmd->callback([path, follow] {
     std::fputs(format_summary(inspect_bars(*path, *follow ? ExternalData::follow : ExternalData::refuse)).c_str(), stdout);
   });

@@ -96,7 +96,7 @@ void add_plot_command(CLI::App& app) {
   static PlotArgs args;
   auto* cmd = app.add_subcommand("plot", "Draw a heatmap (--x, --y) or one combo's equity curve (--combo) as PNG");
   cmd->add_option("results", args.results_path, "Results HDF5 file written by kbt run")->required();
-  cmd->add_option("--out", args.out, "PNG file to write")->required();
+  cmd->add_option("--out,-o", args.out, "PNG file to write")->required();
   auto* x = cmd->add_option("--x", args.x, "Heatmap: parameter on the x axis");
   auto* y = cmd->add_option("--y", args.y, "Heatmap: parameter on the y axis");
   cmd->add_option("--metric", args.metric, "Heatmap: metric to colour by (default: the run's objective)");
@@ -109,6 +109,8 @@ void add_plot_command(CLI::App& app) {
   y->needs(x);
   combo->excludes(x);
   combo->excludes(y);
+  cmd->footer("\nExamples:\n  kbt plot results/sma_cross.h5 --x fast --y slow -o heatmap.png"
+              "\n  kbt plot results/sma_cross.h5 --combo 42 -o equity.png");
   cmd->callback([=] {
     if (combo->count() > 0) return plot_equity(args);
     if (x->count() == 0)

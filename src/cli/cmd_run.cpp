@@ -225,18 +225,20 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("config", args.config_path, "Run config (YAML)")->required();
   cmd->add_option("--device", args.device, "reference | serial | openmp | cuda | auto (default: the config's)")
       ->check(CLI::IsMember({"auto", "reference", "serial", "openmp", "cuda"}));
-  cmd->add_option("--out", args.out, "Results HDF5 path (default: the config's output.path)");
+  cmd->add_option("--out,-o", args.out, "Results HDF5 path (default: the config's output.path)");
   cmd->add_option("--calibration", args.calibration,
                   "Calibration file for the device choice (default: $KBT_CALIBRATION, else ~/.config/kbt/calibration.yaml)");
   cmd->add_option("--threads", args.threads, "Host threads for the reference engine (0 = all cores)");
   cmd->add_option("--sample", args.sample, "Run a deterministic random subset of N combos");
   cmd->add_option("--seed", args.seed, "Seed of --sample")->needs("--sample");
-  cmd->add_option("--show", args.show, "Rows of the top-K table to print")->capture_default_str();
+  cmd->add_option("--rows,--show", args.show, "Rows of the top-K table to print")->capture_default_str();
   cmd->add_flag("--no-verify", args.no_verify, "Skip the verification stage (as verify.top_n: 0)");
   cmd->add_flag("--quiet", args.quiet, "No warnings or progress on stderr");
   cmd->add_flag("--resume", args.resume,
                 "Continue the interrupted run whose checkpoint is <out>.partial.h5 (same config, data, device, sample)");
   cmd->add_flag("--profile", args.profile, "Print the run profile");
+  cmd->footer("\nExamples:\n  kbt run configs/sma_cross.yaml\n  kbt run configs/sma_cross.yaml --device openmp -o /tmp/r.h5 --rows 5"
+              "\n  kbt run configs/sma_cross.yaml --resume   # after an interruption");
   cmd->callback([] { run(args); });
 }
 

@@ -43,7 +43,12 @@ void verify(const VerifyArgs& a) {
     parse_window_bound(a.score_end, "--score-end", request.score_end_bar, request.score_end_time_ns);
   if (!a.objective.empty() || !a.direction.empty() || a.has_min_trades) {
     Objective o = config.sweep.objective;
-    if (!a.objective.empty()) o.metric = a.objective;
+    if (!a.objective.empty() && a.objective != o.metric) {
+      const int m = metric_index(a.objective);
+      if (m < 0) throw Error(ErrorCategory::config, "--objective: " + unknown_metric_message(a.objective));
+      o.metric = a.objective;
+      o.maximize = metric_higher_is_better(m);  // the metric's natural direction
+    }
     if (!a.direction.empty()) o.maximize = a.direction == "max";
     if (a.has_min_trades) o.min_trades = a.min_trades;
     request.objective = o;
@@ -69,11 +74,12 @@ void add_verify_command(CLI::App& app) {
   cmd->add_option("--score-end", args.score_end, "End of the scoring window (exclusive): bar index or UTC timestamp");
   auto* threads = cmd->add_option("--threads", args.threads, "Host threads (0 = all cores; default: the config's verify.threads)");
   cmd->add_option("--objective", args.objective, "Metric that ranks the verified candidates (default: the sweep's)");
-  cmd->add_option("--direction", args.direction, "max or min for --objective")->check(CLI::IsMember({"max", "min"}));
+  cmd->add_option("--direction", args.direction, "max or min for --objective (default: the sweep's for its own objective, else the metric's natural direction)")->check(CLI::IsMember({"max", "min"}));
   auto* min_trades = cmd->add_option("--min-trades", args.min_trades, "Eligibility of the verified ranking (default: the sweep's)");
   auto* rank_threshold = cmd->add_option("--rank-threshold", args.rank_threshold, "rank_moved threshold for fp32 sweeps (default 10)");
-  cmd->add_option("--out", args.out, "Write a copy with /verify here instead of updating RESULTS.h5");
-  cmd->add_option("--show", args.show, "Rows of the summary table")->capture_default_str();
+  cmd->add_option("--out,-o", args.out, "Write a copy with /verify here instead of updating RESULTS.h5");
+  cmd->add_option("--rows,--show", args.show, "Rows of the summary table")->capture_default_str();
+  cmd->footer("\nExamples:\n  kbt verify results/sma_cross.h5 --top-n 100\n  kbt verify results/sma_cross.h5 --objective ulcer_index -o /tmp/verified.h5");
   cmd->callback([=] {
     args.has_top_n = top_n->count() > 0;
     args.has_threads = threads->count() > 0;

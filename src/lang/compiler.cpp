@@ -104,6 +104,15 @@ Program compile_expression_here(const SourceText& expression, const DataSchema& 
   return std::move(c.prog);
 }
 
+Program compile_strategy_expression_here(const StrategySpec& spec, const SourceText& expression,
+                                         const DataSchema& schema, const CompileOptions& options) {
+  Compiler c(schema, spec.params, options);
+  c.declare_signals_and_scans(spec);
+  c.prog.expression = c.lower_top(expression).reg;
+  c.build_hoisting_list();
+  return std::move(c.prog);
+}
+
 }  // namespace
 
 // Lowering recurses through signal references (up to max_lowering_depth levels
@@ -111,6 +120,13 @@ Program compile_expression_here(const SourceText& expression, const DataSchema& 
 Program compile_strategy(const StrategySpec& spec, const DataSchema& schema, const CompileOptions& options) {
   Program p;
   detail::call_with_large_stack([&] { p = compile_strategy_here(spec, schema, options); });
+  return p;
+}
+
+Program compile_strategy_expression(const StrategySpec& spec, const SourceText& expression,
+                                    const DataSchema& schema, const CompileOptions& options) {
+  Program p;
+  detail::call_with_large_stack([&] { p = compile_strategy_expression_here(spec, expression, schema, options); });
   return p;
 }
 

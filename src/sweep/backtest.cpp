@@ -8,47 +8,61 @@
 
 namespace kbt {
 
-std::map<std::string, double> parse_param_assignments(const std::string& text) {
+namespace {
+
+std::string trimmed(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+}  // namespace
+
+std::map<std::string, double> parse_param_assignments(const std::vector<std::string>& args, const std::string& flag) {
   std::map<std::string, double> out;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find(',', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string item = text.substr(start, end - start);
-    start = end + 1;
-    if (item.empty()) continue;
-    const auto eq = item.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw Error(ErrorCategory::config, "bad parameter assignment '" + item + "'; expected name=value");
-    const std::string name = item.substr(0, eq), value = item.substr(eq + 1);
-    char* parse_end = nullptr;
-    const double v = std::strtod(value.c_str(), &parse_end);
-    if (value.empty() || *parse_end != '\0' || !std::isfinite(v))
-      throw Error(ErrorCategory::config, "parameter '" + name + "': '" + value + "' is not a number");
-    out[name] = v;
+  for (const std::string& text : args) {
+    std::size_t start = 0;
+    while (start <= text.size()) {
+      std::size_t end = text.find(',', start);
+      if (end == std::string::npos) end = text.size();
+      const std::string item = trimmed(text.substr(start, end - start));
+      start = end + 1;
+      if (item.empty()) continue;
+      const auto eq = item.find('=');
+      const std::string name = trimmed(item.substr(0, eq));
+      if (eq == std::string::npos || name.empty())
+        throw Error(ErrorCategory::config, flag + " '" + item + "': expected name=value, e.g. " + flag + " fast=10,slow=50");
+      const std::string value = trimmed(item.substr(eq + 1));
+      char* parse_end = nullptr;
+      const double v = std::strtod(value.c_str(), &parse_end);
+      if (value.empty() || *parse_end != '\0' || !std::isfinite(v))
+        throw Error(ErrorCategory::config, flag + " " + name + ": '" + value + "' is not a finite number");
+      if (!out.emplace(name, v).second) throw Error(ErrorCategory::config, flag + " " + name + " is given twice");
+    }
   }
   return out;
 }
 
-SimulationResult run_backtest(const RunConfig& config, const BarData& bars,
-                              const std::map<std::string, double>& params, const SimulationOptions& options) {
-  // A one-value axis per param: the compiler then validates windows exactly as
-  // it does for a grid.
-  StrategySpec spec = config.strategy;
-  std::vector<double> values;
-  for (auto& p : spec.params) {
+OneComboStrategy one_combo_strategy(const StrategySpec& strategy, const std::map<std::string, double>& params) {
+  OneComboStrategy one{strategy, {}};
+  for (auto& p : one.spec.params) {
     const auto it = params.find(p.name);
     if (it == params.end()) throw Error(ErrorCategory::config, "missing value for parameter '" + p.name + "'");
     p.values = {it->second};
     p.is_integer = it->second == std::floor(it->second);
-    values.push_back(it->second);
+    one.values.push_back(it->second);
   }
-  for (const auto& [name, v] : params) {
-    (void)v;
+  for (const auto& kv : params) {
     bool known = false;
-    for (const auto& p : spec.params) known = known || p.name == name;
-    if (!known) throw Error(ErrorCategory::config, "unknown parameter '" + name + "' (not in strategy.params)");
+    for (const auto& p : one.spec.params) known = known || p.name == kv.first;
+    if (!known) throw Error(ErrorCategory::config, "unknown parameter '" + kv.first + "' (not in strategy.params)");
   }
+  return one;
+}
+
+SimulationResult run_backtest(const RunConfig& config, const BarData& bars,
+                              const std::map<std::string, double>& params, const SimulationOptions& options) {
+  const auto [spec, values] = one_combo_strategy(config.strategy, params);
   const Program program = compile_strategy(spec, schema_of(bars));
   if (!constraints_hold(program, values.data()))
     throw Error(ErrorCategory::grid, "these parameter values violate the strategy's constraints");

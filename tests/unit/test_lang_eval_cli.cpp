@@ -90,6 +90,64 @@ TEST(LangEvalCli, ErrorsAreLanguageErrorsWithPosition) {
   EXPECT_TRUE(contains(bad.output, "expected name=value")) << bad.output;
 }
 
+// `kbt eval CONFIG --signal NAME`: a config's signal, scan output or output
+// for one combo, on the config's data (values worked out by hand from the
+// three bars: close 1 2 4 and 10 20 40).
+TEST(LangEvalCli, ASignalOfAConfigForOneCombo) {
+  const std::string cfg = (std::filesystem::temp_directory_path() /
+                           ("kbt_lang_eval_" + std::to_string(::getpid()) + ".yaml")).string();
+  const ScratchFile remove_cfg{cfg};
+  std::ofstream(cfg) << "data: " << small_file() << "\n"
+                        "strategy:\n"
+                        "  params: {n: {values: [2, 3]}, k: {values: [1, 5]}}\n"
+                        "  scans:\n"
+                        "    acc:\n"
+                        "      inputs: {x: close}\n"
+                        "      init: {s: x}\n"
+                        "      update: {s: s + x}\n"
+                        "      outputs: {total: s}\n"
+                        "  signals:\n"
+                        "    m: sma(close, n)\n"
+                        "    d: m - k\n"
+                        "  position: where(d > 0.6, 1, -1)\n";
+  const auto d = run_kbt("eval " + cfg + " --signal d --params n=2,k=1");
+  ASSERT_EQ(d.exit_code, 0) << d.output;
+  EXPECT_EQ(d.output,
+            "timestamp,AAA,BBB\n"
+            "2021-01-01T00:00:00Z,NaN,NaN\n"
+            "2021-01-01T01:00:00Z,0.5,14\n"
+            "2021-01-01T02:00:00Z,2,29\n");
+  // Another combo, one symbol, an expression over the signals.
+  const auto e = run_kbt("eval " + cfg + " --expr 'd * 2' --param n=3 --param k=5 --symbol AAA");
+  ASSERT_EQ(e.exit_code, 0) << e.output;
+  EXPECT_EQ(e.output,
+            "timestamp,value\n"
+            "2021-01-01T00:00:00Z,NaN\n"
+            "2021-01-01T01:00:00Z,NaN\n"
+            "2021-01-01T02:00:00Z,-5.333333333333333\n");  // ((1+2+4)/3 - 5) * 2
+  const auto position = run_kbt("eval " + cfg + " --signal position --params n=2,k=1 --symbol AAA");
+  ASSERT_EQ(position.exit_code, 0) << position.output;
+  EXPECT_TRUE(contains(position.output, "01:00:00Z,-1\n2021-01-01T02:00:00Z,1\n")) << position.output;
+  const auto scan = run_kbt("eval " + cfg + " --signal acc.total --params n=2,k=1 --symbol BBB");
+  ASSERT_EQ(scan.exit_code, 0) << scan.output;
+  // init s = 10, then the first bar's update too (docs/language.md "Bar rule").
+  EXPECT_TRUE(contains(scan.output, "00:00:00Z,20\n2021-01-01T01:00:00Z,40\n2021-01-01T02:00:00Z,80\n")) << scan.output;
+
+  struct Bad {
+    std::string args, message;
+  };
+  for (const Bad& b : {Bad{cfg + " --signal dd --params n=2,k=1", "the strategy has no signal 'dd'; did you mean 'd'? (it has: position, m, d, acc.total)"},
+                       Bad{cfg + " --signal d --params n=2", "missing value for parameter 'k'"},
+                       Bad{cfg + " --signal d --params n=2,k=1,z=3", "unknown parameter 'z'"},
+                       Bad{cfg + " --signal d --expr d --params n=2,k=1", "exactly one of them"},
+                       Bad{"--data " + small_file() + " --signal d", "give the config first"},
+                       Bad{cfg + " --data " + small_file() + " --signal d --params n=2,k=1", "names its data"}}) {
+    const auto r = run_kbt("eval " + b.args);
+    EXPECT_EQ(r.exit_code, 1) << b.args;
+    EXPECT_TRUE(contains(r.output, b.message)) << b.args << "\n" << r.output;
+  }
+}
+
 TEST(LangEvalCli, DumpPrintsTheProgram) {
   const auto r = run_kbt("eval --data " + small_file() + " --expr \"sma(close, 2) - sma(close, 2)\" --dump");
   ASSERT_EQ(r.exit_code, 0) << r.output;

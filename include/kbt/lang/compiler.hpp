@@ -41,4 +41,11 @@ Program compile_expression(const SourceText& expression, const DataSchema& schem
                            const std::vector<ParamSpec>& params,
                            const CompileOptions& options = {});
 
+// One expression in the context of a strategy (`kbt eval CONFIG --signal f`):
+// names resolve to the strategy's signals and scan outputs as well as to
+// columns, exo series and its params. Only what the expression uses is
+// compiled. The result is Program::expression.
+Program compile_strategy_expression(const StrategySpec& spec, const SourceText& expression,
+                                    const DataSchema& schema, const CompileOptions& options = {});
+
 }  // namespace kbt

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace kbt {
 
@@ -18,7 +19,21 @@ SimulationResult run_backtest(const RunConfig& config, const BarData& bars,
                               const std::map<std::string, double>& params,
                               const SimulationOptions& options = {});
 
-// Parses "fast=10,slow=50" (also accepts several arguments joined by commas).
-std::map<std::string, double> parse_param_assignments(const std::string& text);
+// The strategy with every param a one-value axis at its value in `params`
+// (every param given, none unknown, else kbt::Error(config)): the compiler then
+// validates windows exactly as it does for a grid. `values` in the strategy's
+// param order, as the evaluators take them.
+struct OneComboStrategy {
+  StrategySpec spec;
+  std::vector<double> values;
+};
+OneComboStrategy one_combo_strategy(const StrategySpec& strategy, const std::map<std::string, double>& params);
+
+// Param values as the command line gives them (docs/cli.md "Param values"):
+// each argument a comma list of name=value ("fast=10,slow=50", "fast = 10,
+// slow=50"), arguments from repeated flags joined. Spaces around names, values
+// and commas are ignored; a missing '=', a value that is not a finite number or
+// a name given twice is kbt::Error(config) naming `flag`.
+std::map<std::string, double> parse_param_assignments(const std::vector<std::string>& args, const std::string& flag);
 
 }  // namespace kbt
