@@ -61,6 +61,7 @@ class Loader {
   void symbols(const YamlEntry& e);
   // strategy_section.cpp
   void strategy(const YamlEntry& e);
+  void functions(const YamlEntry& e);
   void scans(const YamlEntry& e);
   // param_section.cpp
   void params(const YamlEntry& e);

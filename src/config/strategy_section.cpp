@@ -4,6 +4,7 @@
 #include "config/loader.hpp"
 
 #include <kbt/core/error.hpp>
+#include <kbt/lang/parser.hpp>
 
 #include <algorithm>
 
@@ -11,8 +12,8 @@ namespace kbt::detail {
 
 namespace {
 
-const std::vector<std::string> strategy_keys = {"params",   "constraints", "scans",      "signals",   "position",
-                                                "long_entry", "long_exit", "short_entry", "short_exit"};
+const std::vector<std::string> strategy_keys = {"params",   "constraints", "functions", "scans",      "signals",
+                                                "position", "long_entry", "long_exit", "short_entry", "short_exit"};
 const std::vector<std::string> entry_exit_keys = {"long_entry", "long_exit", "short_entry", "short_exit"};
 const std::vector<std::string> scan_keys = {"inputs", "init", "update", "outputs"};
 
@@ -31,6 +32,7 @@ void Loader::strategy(const YamlEntry& e) {
       bad(*c, "strategy.constraints", "a list of boolean expressions");
     }
   }
+  if (const auto* f = find_entry(items, "functions")) functions(*f);
   if (const auto* s = find_entry(items, "scans")) scans(*s);
   if (const auto* s = find_entry(items, "signals")) st.signals = expression_map(*s, "strategy.signals");
 
@@ -63,6 +65,52 @@ void Loader::strategy(const YamlEntry& e) {
               "strategy gives 'short_exit' without 'short_entry'");
 
   check_grid_size();
+}
+
+// `name(a, b): body`. The header is checked here (its shape, repeated names);
+// the body, and a name that is one of the language's functions, by the
+// compiler.
+void Loader::functions(const YamlEntry& e) {
+  if (e.value.IsNull()) return;
+  const std::string expected = "a header such as 'macd(x, fast, slow)': a name, then parameter names in parentheses";
+  for (const auto& item : doc_.entries(e, "strategy.functions", {})) {
+    FunctionSpec f;
+    f.header = doc_.source_text(item.key);
+    const std::string& h = item.name;
+    const auto open = h.find('('), close = h.rfind(')');
+    auto trimmed = [](const std::string& s) {
+      const auto b = s.find_first_not_of(" \t");
+      return b == std::string::npos ? std::string() : s.substr(b, s.find_last_not_of(" \t") - b + 1);
+    };
+    if (open == std::string::npos || close == std::string::npos || close < open || !trimmed(h.substr(close + 1)).empty())
+      doc_.fail(ErrorCategory::config, item.key, "strategy.functions: '" + h + "' is not " + expected);
+    f.name = trimmed(h.substr(0, open));
+    if (!is_identifier(f.name))
+      doc_.fail(ErrorCategory::config, item.key, "strategy.functions: '" + f.name + "' is not a valid function name; " +
+                                                     "expected " + expected);
+    const std::string list = h.substr(open + 1, close - open - 1);
+    if (!trimmed(list).empty()) {
+      std::size_t start = 0;
+      while (start <= list.size()) {
+        const std::size_t comma = std::min(list.find(',', start), list.size());
+        const std::string formal = trimmed(list.substr(start, comma - start));
+        if (!is_identifier(formal))
+          doc_.fail(ErrorCategory::config, item.key, "strategy.functions." + f.name + ": parameter '" + formal +
+                                                         "' is not a valid name; expected " + expected);
+        if (std::find(f.params.begin(), f.params.end(), formal) != f.params.end())
+          doc_.fail(ErrorCategory::config, item.key, "strategy.functions." + f.name + ": parameter '" + formal +
+                                                         "' is given twice");
+        f.params.push_back(formal);
+        start = comma + 1;
+      }
+    }
+    for (const auto& other : cfg_.strategy.functions)
+      if (other.name == f.name)
+        doc_.fail(ErrorCategory::config, item.key, "strategy.functions: '" + f.name + "' is defined twice (first at " +
+                                                       other.header.where() + ")");
+    f.body = expression(item, "strategy.functions." + f.name);
+    cfg_.strategy.functions.push_back(std::move(f));
+  }
 }
 
 void Loader::scans(const YamlEntry& e) {

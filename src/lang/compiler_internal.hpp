@@ -84,6 +84,21 @@ class Compiler {
     const ScanSpec* spec;
     int compiled;  // index in prog.scans, -1 until compiled
   };
+  struct UserFunction {
+    const FunctionSpec* spec;
+    AstNode ast;  // the body, parsed when declared
+  };
+  // The formals of the user function being expanded: each bound to the
+  // argument written at the call, lowered in the caller's scope.
+  struct Scope;
+  struct Binding {
+    const AstNode* arg;
+    const SourceText* src;
+    const Scope* scope;
+  };
+  struct Scope {
+    std::map<std::string, Binding> formals;
+  };
 
   const DataSchema& schema_;
   const std::vector<ParamSpec>& params_;
@@ -94,6 +109,9 @@ class Compiler {
   std::vector<Scan> scans_;
   std::map<std::string, int> scan_index_;
   std::map<std::pair<int, int>, Value> signal_memo_;
+  std::vector<UserFunction> functions_;
+  std::map<std::string, int> function_index_;
+  const Scope* scope_ = nullptr;  // nullptr outside user functions
   std::vector<std::string> active_;  // "signal 'a'", "scan 'kf'" being compiled
   std::map<Key, std::int32_t> cse_;
 
@@ -115,6 +133,24 @@ class Compiler {
   Value lower_signal(int idx, int frame, const SourceText* use_src, const AstNode* use_node);
   Value lower_name(const AstNode& node, const SourceText& src, int frame);
   Value lower_scan_output(const AstNode& node, const SourceText& src, int frame);
+
+  // ---------------------------------------------------------------- user functions (user_functions.cpp)
+  void declare_functions(const StrategySpec& spec);
+  // The binding of a name node that is a formal of the function being
+  // expanded, or nullptr.
+  const Binding* formal_of(const AstNode& node) const;
+  Value lower_formal(const Binding& b, const AstNode& node, const SourceText& src, int frame);
+  const UserFunction* user_function(const std::string& name) const;
+  Value lower_user_call(const UserFunction& f, const AstNode& node, const SourceText& src, int frame);
+  // Signals and scans are lowered outside any function's scope.
+  struct OutsideFunctions {
+    Compiler& c;
+    const Scope* saved;
+    explicit OutsideFunctions(Compiler& compiler) : c(compiler), saved(compiler.scope_) { c.scope_ = nullptr; }
+    ~OutsideFunctions() { c.scope_ = saved; }
+    OutsideFunctions(const OutsideFunctions&) = delete;
+    OutsideFunctions& operator=(const OutsideFunctions&) = delete;
+  };
 
   // ---------------------------------------------------------------- type checks (lowering.cpp)
   void need_boolean(const Value& v, const SourceText& src, const AstNode& node, const std::string& who);

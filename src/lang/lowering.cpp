@@ -63,6 +63,14 @@ std::pair<WindowKind, int> Compiler::window_of(const AstNode& node, const Source
     if (w > 1e9) fail(src, node, "window " + node.text + " is too large");
     return {WindowKind::constant, static_cast<int>(w)};
   }
+  if (const Binding* b = formal_of(node)) {  // the argument written at the call
+    if (!node.field.empty() || !node.symbol.empty()) fail(src, node, expect);
+    const Scope* saved = scope_;
+    scope_ = b->scope;
+    const auto window = window_of(*b->arg, *b->src, fn);
+    scope_ = saved;
+    return window;
+  }
   if (node.kind == AstNode::Kind::name && node.field.empty() && node.symbol.empty()) {
     auto it = param_index_.find(node.text);
     if (it != param_index_.end()) {
@@ -160,7 +168,9 @@ const Function& Compiler::resolve_function(const AstNode& node, const SourceText
     if (signal_index_.count(name) || param_index_.count(name) || column_index_.count(name) ||
         exo_index_.count(name) || scan_index_.count(name))
       fail(src, node, "'" + name + "' is not a function; expected a name without '(' or a function call");
-    fail(src, node, "unknown function '" + name + "'" + did_you_mean(name, function_names()));
+    std::vector<std::string> names = function_names();
+    for (const auto& kv : function_index_) names.push_back(kv.first);
+    fail(src, node, "unknown function '" + name + "'" + did_you_mean(name, names));
   }
   if (static_cast<int>(node.args.size()) != fn->arity)
     fail(src, node, std::string(fn->name) + "() takes " + std::to_string(fn->arity) + " argument" +
@@ -170,6 +180,7 @@ const Function& Compiler::resolve_function(const AstNode& node, const SourceText
 }
 
 Value Compiler::lower_call(const AstNode& node, const SourceText& src, int frame) {
+  if (const UserFunction* f = user_function(node.text)) return lower_user_call(*f, node, src, frame);
   const Function& fn = resolve_function(node, src);
   const auto& args = node.args;
   switch (fn.kind) {

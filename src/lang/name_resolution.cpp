@@ -44,6 +44,7 @@ Compiler::Compiler(const DataSchema& schema, const std::vector<ParamSpec>& param
 }
 
 void Compiler::declare_signals_and_scans(const StrategySpec& spec) {
+  declare_functions(spec);
   auto taken = [&](const std::string& name) -> std::string {
     if (param_index_.count(name)) return "a param";
     if (column_index_.count(name)) return "a data column";
@@ -134,6 +135,7 @@ Value Compiler::lower_signal(int idx, int frame, const SourceText* use_src, cons
   const std::string what = "signal '" + s.name + "'";
   if (use_src) enter(what, *use_src, *use_node);
   else active_.push_back(what);
+  const OutsideFunctions outside(*this);
   if (!s.parsed) {
     s.ast = parse_expression(*s.src);
     s.parsed = true;
@@ -146,6 +148,7 @@ Value Compiler::lower_signal(int idx, int frame, const SourceText* use_src, cons
 
 Value Compiler::lower_name(const AstNode& node, const SourceText& src, int frame) {
   const std::string& name = node.text;
+  if (const Binding* b = formal_of(node)) return lower_formal(*b, node, src, frame);
   if (!node.field.empty()) return lower_scan_output(node, src, frame);
   if (auto it = signal_index_.find(name); it != signal_index_.end())
     return at_symbol(lower_signal(it->second, frame, &src, &node), src, node, "signal '" + name + "'");
@@ -169,6 +172,7 @@ Value Compiler::lower_name(const AstNode& node, const SourceText& src, int frame
   if (find_function(name))
     fail(src, node, "'" + name + "' is a function; expected a call such as " +
                         find_function(name)->signature);
+  if (user_function(name)) fail(src, node, "'" + name + "' is a function of strategy.functions; expected a call");
   std::string hint = did_you_mean(name, visible_names());
   if (hint.empty() && (name == "funding_rate" || name == "open" || name == "high" || name == "low" ||
                        name == "close" || name == "volume"))

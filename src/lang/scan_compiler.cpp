@@ -84,6 +84,9 @@ Compiler::TapeValue Compiler::tape_lower(Tape& t, const AstNode& node, const Sou
       return tape_emit(t, i, boolean);
     }
     case AstNode::Kind::call: {
+      if (user_function(node.text))
+        fail(src, node, node.text + "() is a function of strategy.functions and is not allowed inside scan '" + t.scan +
+                            "'; call it in the scan's inputs");
       const Function& fn = resolve_function(node, src);
       if (fn.kind != FnKind::pointwise && fn.kind != FnKind::boolean_test && fn.kind != FnKind::where)
         fail(src, node, std::string(fn.name) + "() is a series op and is not allowed inside scan '" +
@@ -160,6 +163,7 @@ int Compiler::compile_scan(int idx, const SourceText* use_src, const AstNode* us
   const std::string what = "scan '" + spec.name + "'";
   if (use_src) enter(what, *use_src, *use_node);
   else active_.push_back(what);
+  const OutsideFunctions outside(*this);
 
   auto fail_spec = [&](const std::string& msg) {
     throw Error(ErrorCategory::language, spec.origin.where() + ": scan '" + spec.name + "': " + msg);

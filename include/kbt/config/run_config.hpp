@@ -34,8 +34,18 @@ struct ScanSpec {
   SourceText origin;
 };
 
+// A user-defined function (`strategy.functions`, docs/language.md "User
+// functions"): `name(a, b): body`, expanded where it is called.
+struct FunctionSpec {
+  std::string name;
+  std::vector<std::string> params;  // formal parameter names, in order
+  SourceText body;
+  SourceText header;  // where `name(a, b)` is written
+};
+
 struct StrategySpec {
   std::vector<ParamSpec> params;                            // declaration order
+  std::vector<FunctionSpec> functions;                      // declaration order
   std::vector<SourceText> constraints;
   std::vector<ScanSpec> scans;                              // declaration order
   std::vector<std::pair<std::string, SourceText>> signals;  // declaration order

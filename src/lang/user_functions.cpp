@@ -1,0 +1,72 @@
+// User functions (`strategy.functions`, docs/language.md "User functions"):
+// `name(a, b): body` is expanded at each call — the body is lowered with each
+// formal standing for the argument written at the call, lowered where it was
+// written (the caller's scope, file and line). Hash-consing then shares what
+// several calls compute alike; there is nothing of a function in the Program.
+
+#include "lang/compiler_internal.hpp"
+
+#include <kbt/lang/diagnostics.hpp>
+#include <kbt/lang/parser.hpp>
+
+#include <string>
+
+namespace kbt::detail {
+
+void Compiler::declare_functions(const StrategySpec& spec) {
+  functions_.reserve(spec.functions.size());  // Binding and memo pointers stay valid
+  for (const FunctionSpec& f : spec.functions) {
+    if (find_function(f.name))
+      throw Error(ErrorCategory::language, f.header.where() + ": function '" + f.name +
+                                               "' has the name of a built-in function; rename it");
+    if (function_index_.count(f.name))
+      throw Error(ErrorCategory::language, f.header.where() + ": function '" + f.name + "' is defined twice");
+    function_index_[f.name] = static_cast<int>(functions_.size());
+    functions_.push_back({&f, parse_expression(f.body)});  // syntax errors now, used or not
+  }
+}
+
+const Compiler::UserFunction* Compiler::user_function(const std::string& name) const {
+  const auto it = function_index_.find(name);
+  return it == function_index_.end() ? nullptr : &functions_[static_cast<std::size_t>(it->second)];
+}
+
+const Compiler::Binding* Compiler::formal_of(const AstNode& node) const {
+  if (!scope_ || node.kind != AstNode::Kind::name) return nullptr;
+  const auto it = scope_->formals.find(node.text);
+  return it == scope_->formals.end() ? nullptr : &it->second;
+}
+
+Value Compiler::lower_formal(const Binding& b, const AstNode& node, const SourceText& src, int frame) {
+  if (!node.field.empty() || !node.symbol.empty())
+    fail(src, node, "'" + node.text + "' is a parameter of the function; '" + (node.field.empty() ? "@" : ".") +
+                        "' applies to names of the data, signals and scans (pass e.g. close@BBB as the argument)");
+  const Scope* saved = scope_;
+  scope_ = b.scope;
+  const Value v = lower(*b.arg, *b.src, frame);
+  scope_ = saved;
+  return v;
+}
+
+Value Compiler::lower_user_call(const UserFunction& f, const AstNode& node, const SourceText& src, int frame) {
+  const FunctionSpec& spec = *f.spec;
+  if (node.args.size() != spec.params.size()) {
+    std::string formals;
+    for (const auto& p : spec.params) formals += (formals.empty() ? "" : ", ") + p;
+    fail(src, node, spec.name + "() takes " + std::to_string(spec.params.size()) + " argument" +
+                        (spec.params.size() == 1 ? "" : "s") + " (" + formals + "), defined at " +
+                        spec.header.where() + "; got " + std::to_string(node.args.size()));
+  }
+  const std::string what = "function '" + spec.name + "'";
+  enter(what, src, node);  // a function that calls itself is a cycle
+  Scope scope;
+  for (std::size_t i = 0; i < spec.params.size(); ++i) scope.formals[spec.params[i]] = Binding{&node.args[i], &src, scope_};
+  const Scope* saved = scope_;
+  scope_ = &scope;
+  const Value v = lower(f.ast, spec.body, frame);
+  scope_ = saved;
+  active_.pop_back();
+  return v;
+}
+
+}  // namespace kbt::detail
