@@ -17,6 +17,7 @@
 
 #include "support/cli_runner.hpp"
 #include "support/json_reader.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace {
 
@@ -24,17 +25,8 @@ namespace fs = std::filesystem;
 using kbt::test::Json;
 using kbt::test::JsonReader;
 
-struct Scratch {
-  fs::path dir = fs::temp_directory_path() / ("kbt_cli_consistency_" + std::to_string(::getpid()));
-  Scratch() {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string operator/(const std::string& name) const { return (dir / name).string(); }
+struct Scratch : kbt::test::ScratchDir {
+  Scratch() : ScratchDir("cli_consistency") {}
 };
 
 // The SMA cross of configs/ on the bundled data, every metric for every combo,

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "support/cli_runner.hpp"
+#include "support/scratch_dir.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/lsan_interface.h>
@@ -51,18 +52,8 @@ struct IgnoreLeaksOfForeignReads {
   IgnoreLeaksOfForeignReads& operator=(const IgnoreLeaksOfForeignReads&) = delete;
 };
 
-struct Scratch {
-  fs::path dir;
-  explicit Scratch(const std::string& name)
-      : dir(fs::temp_directory_path() / ("kbt_faults_" + name + "_" + std::to_string(::getpid()))) {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Scratch() {
-    std::error_code ignored;
-    fs::remove_all(dir, ignored);
-  }
-  std::string operator/(const std::string& name) const { return (dir / name).string(); }
+struct Scratch : kbt::test::ScratchDir {
+  explicit Scratch(const std::string& name) : ScratchDir("faults_" + name) {}
 };
 
 std::string read_text(const std::string& p) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "support/cli_runner.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace {
 
@@ -15,17 +16,8 @@ namespace fs = std::filesystem;
 
 std::string config(const std::string& name) { return std::string(KBT_SOURCE_DIR) + "/configs/" + name; }
 
-struct Scratch {
-  fs::path dir = fs::temp_directory_path() / ("kbt_cli_usage_" + std::to_string(::getpid()));
-  Scratch() {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string operator/(const std::string& name) const { return (dir / name).string(); }
+struct Scratch : kbt::test::ScratchDir {
+  Scratch() : ScratchDir("cli_usage") {}
 };
 
 std::size_t count(const std::string& text, const std::string& part) {
