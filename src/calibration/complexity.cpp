@@ -11,13 +11,17 @@ namespace kbt {
 namespace {
 
 // Mean window of a windowed op over the grid (its axis values when swept).
+// (A window expression: the mean of its distinct values.)
 double mean_window(const Program& p, const Instr& i) {
-  if (i.window_kind != WindowKind::param) return static_cast<double>(i.window);
-  const auto& axis = p.param_axes[static_cast<std::size_t>(i.window)];
-  if (axis.empty()) return 0;
+  if (i.window_kind == WindowKind::constant) return static_cast<double>(i.window);
+  std::vector<double> values;
+  if (i.window_kind == WindowKind::param) values = p.param_axes[static_cast<std::size_t>(i.window)];
+  else
+    for (std::int64_t w : window_values(p, i.window_kind, i.window)) values.push_back(static_cast<double>(w));
+  if (values.empty()) return 0;
   double s = 0;
-  for (double v : axis) s += v;
-  return s / static_cast<double>(axis.size());
+  for (double v : values) s += v;
+  return s / static_cast<double>(values.size());
 }
 
 // Ring reads per bar of a streamed windowed op in the sweep kernel.
@@ -39,7 +43,7 @@ StrategyComplexity strategy_complexity(const Program& p, std::size_t n_symbols, 
   c.n_symbols = n_symbols;
   std::vector<bool> hoisted(p.code.size(), false);
   for (const HoistedSeries& h : p.hoisted)
-    if (h.window_kind == WindowKind::param) hoisted[static_cast<std::size_t>(h.reg)] = true;
+    if (window_varies(h.window_kind)) hoisted[static_cast<std::size_t>(h.reg)] = true;
   std::vector<bool> scan_in_thread(p.scans.size(), false);
   for (std::size_t r = 0; r < p.code.size(); ++r) {
     const Instr& i = p.code[r];

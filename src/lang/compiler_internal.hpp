@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -156,6 +157,7 @@ class Compiler {
   void need_boolean(const Value& v, const SourceText& src, const AstNode& node, const std::string& who);
   void need_series(const Value& v, const SourceText& src, const AstNode& node, const std::string& fn);
   std::pair<WindowKind, int> window_of(const AstNode& node, const SourceText& src, const Function& fn);
+  std::pair<WindowKind, int> window_expression(const AstNode& node, const SourceText& src, const Function& fn);
   static std::string format_number(double v);
 
   // ---------------------------------------------------------------- main lowering (lowering.cpp)
@@ -169,6 +171,8 @@ class Compiler {
   Value lower_node(const AstNode& node, const SourceText& src, int frame);
   const Function& resolve_function(const AstNode& node, const SourceText& src);
   Value lower_call(const AstNode& node, const SourceText& src, int frame);
+  std::optional<Value> symbol_test(const AstNode& node, const SourceText& src, int frame);
+  bool is_symbol_word(const AstNode& node) const;
 
   // ---------------------------------------------------------------- scans (scan_compiler.cpp)
   struct TapeValue {

@@ -19,7 +19,7 @@ void Compiler::check_size() {
 Value Compiler::emit(Instr ins, bool boolean) {
   // Derive shape, timeframe and param dependency from the operands.
   bool series = ins.is_series != 0;
-  bool dep = ins.op == OpCode::param || ins.window_kind == WindowKind::param ||
+  bool dep = ins.op == OpCode::param || window_varies(ins.window_kind) ||
              ins.depends_on_params != 0;
   for (std::int32_t r : {ins.a, ins.b, ins.c}) {
     if (r < 0) continue;

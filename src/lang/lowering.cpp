@@ -50,9 +50,9 @@ void Compiler::need_series(const Value& v, const SourceText& src, const AstNode&
 
 std::pair<WindowKind, int> Compiler::window_of(const AstNode& node, const SourceText& src, const Function& fn) {
   const std::string fname = fn.name;
-  const std::string expect = "the window of " + fname + "() must be an integer constant or an "
-                             "integer-valued param, e.g. " + fname + "(close, 20) or " + fname +
-                             "(close, fast)";
+  const std::string expect = "the window of " + fname + "() must be an integer constant, an "
+                             "integer-valued param or an expression of them, e.g. " + fname + "(close, 20), " + fname +
+                             "(close, fast) or " + fname + "(close, 2 * fast)";
   const int min_w = min_window(fn.op);  // the op table
   if (node.kind == AstNode::Kind::number) {
     const double w = node.number;
@@ -97,7 +97,41 @@ std::pair<WindowKind, int> Compiler::window_of(const AstNode& node, const Source
                           " (the window of " + fname + "() must be an integer param or constant)");
     }
   }
-  fail(src, node, expect);
+  return window_expression(node, src, fn);  // also a signal that is an expression of params
+}
+
+// A window written as an expression of params and numbers (`2 * n`, `n + 5`,
+// `max(n / 2, 2)`): a scalar register, evaluated per combo; every value it
+// takes over the grid is checked here (docs/language.md §5 "Windows").
+std::pair<WindowKind, int> Compiler::window_expression(const AstNode& node, const SourceText& src, const Function& fn) {
+  const std::string fname = fn.name;
+  const std::string allowed = "a window expression may use numbers, params, + - * / and min, max, abs";
+  const Value v = lower(node, src, 0);
+  if (v.series) fail(src, node, "the window of " + fname + "() must be the same on every bar; " + allowed);
+  if (v.boolean) fail(src, node, "the window of " + fname + "() is a boolean; " + allowed);
+  std::vector<std::int32_t> todo{v.reg};
+  while (!todo.empty()) {
+    const Instr& i = prog.code[static_cast<std::size_t>(todo.back())];
+    todo.pop_back();
+    switch (i.op) {
+      case OpCode::constant: case OpCode::param: case OpCode::neg: case OpCode::add: case OpCode::sub:
+      case OpCode::mul: case OpCode::div: case OpCode::min: case OpCode::max: case OpCode::abs: break;
+      default: fail(src, node, std::string("the window of ") + fname + "() uses " + to_string(i.op) + "; " + allowed);
+    }
+    for (std::int32_t x : {i.a, i.b, i.c})
+      if (x >= 0) todo.push_back(x);
+  }
+  const int min_w = min_window(fn.op);
+  for (double w : scalar_register_values(prog, v.reg)) {
+    if (!(w == std::floor(w)))
+      fail(src, node, "the window of " + fname + "() takes the value " + format_number(w) +
+                          " over the param grid; a window must be an integer on every combo");
+    if (w < min_w)
+      fail(src, node, "the window of " + fname + "() takes the value " + format_number(w) +
+                          " over the param grid; it must be >= " + std::to_string(min_w));
+    if (w > 1e9) fail(src, node, "the window of " + fname + "() takes the value " + format_number(w) + ", too large");
+  }
+  return {WindowKind::scalar, v.reg};
 }
 
 std::string Compiler::format_number(double v) {
@@ -138,6 +172,7 @@ Value Compiler::lower_node(const AstNode& node, const SourceText& src, int frame
       return op1(OpCode::logical_not, v, true);
     }
     case AstNode::Kind::binary: {
+      if (const auto test = symbol_test(node, src, frame)) return *test;
       const Value a = lower(node.args[0], src, frame);
       const Value b = lower(node.args[1], src, frame);
       const std::string& o = node.text;
@@ -157,6 +192,35 @@ Value Compiler::lower_node(const AstNode& node, const SourceText& src, int frame
     case AstNode::Kind::call: return lower_call(node, src, frame);
   }
   throw Error(ErrorCategory::internal, "unknown syntax node");
+}
+
+// `symbol == "AAA"` (or !=): which symbol a row is, for strategies whose legs
+// differ by symbol (pairs). `symbol` is this word only where no param, signal,
+// column or function parameter has that name.
+std::optional<Value> Compiler::symbol_test(const AstNode& node, const SourceText& src, int frame) {
+  if (node.text != "==" && node.text != "!=") return std::nullopt;
+  const AstNode *word = &node.args[0], *text = &node.args[1];
+  if (text->kind == AstNode::Kind::name) std::swap(word, text);
+  if (!is_symbol_word(*word)) return std::nullopt;
+  if (text->kind != AstNode::Kind::string)
+    fail(src, *text, "symbol is compared with a symbol name in quotes, e.g. symbol == \"" +
+                         (schema_.symbols.empty() ? std::string("AAA") : schema_.symbols.front()) + "\"");
+  const auto it = symbol_index_.find(text->text);
+  if (it == symbol_index_.end())
+    fail(src, *text, "unknown symbol '" + text->text + "'" + did_you_mean(text->text, schema_.symbols));
+  Instr i;
+  i.op = OpCode::symbol_is;
+  i.aux = it->second;
+  i.is_series = 1;
+  i.frame = frame;
+  const Value is = emit(i, true);
+  return node.text == "==" ? is : op1(OpCode::logical_not, is, true);
+}
+
+bool Compiler::is_symbol_word(const AstNode& node) const {
+  return node.kind == AstNode::Kind::name && node.text == "symbol" && node.field.empty() && node.symbol.empty() &&
+         !formal_of(node) && !param_index_.count("symbol") && !signal_index_.count("symbol") &&
+         !column_index_.count("symbol") && !exo_index_.count("symbol");
 }
 
 const Function& Compiler::resolve_function(const AstNode& node, const SourceText& src) {

@@ -11,7 +11,7 @@ namespace {
 using F = OpFamily;
 using W = WarmUp;
 
-constexpr int n_opcodes = static_cast<int>(OpCode::htf) + 1;
+constexpr int n_opcodes = static_cast<int>(OpCode::symbol_is) + 1;
 
 constexpr std::array<OpInfo, n_opcodes> table{{
     {OpCode::constant, "constant", 0, F::leaf, -1, W::none, false},
@@ -63,6 +63,7 @@ constexpr std::array<OpInfo, n_opcodes> table{{
     {OpCode::symbol_read, "symbol_read", 1, F::structure, -1, W::none, false},
     {OpCode::scan_output, "scan_output", 0, F::structure, -1, W::none, false},
     {OpCode::htf, "htf", 1, F::structure, -1, W::none, false},
+    {OpCode::symbol_is, "symbol_is", 0, F::leaf, -1, W::none, false},
 }};
 
 constexpr bool rows_in_opcode_order() {

@@ -9,6 +9,7 @@
 
 #include "reference/evaluator_series_ops.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -182,7 +183,7 @@ class Evaluator {
       key = -1;
       return true;
     }
-    if (i.window_kind != WindowKind::param) return false;
+    if (!window_varies(i.window_kind)) return false;
     for (std::int32_t x : {i.a, i.b, i.c})
       if (x >= 0 && p_.code[static_cast<std::size_t>(x)].depends_on_params) return false;
     key = window(i);
@@ -191,11 +192,14 @@ class Evaluator {
 
   long window(const Instr& i) const {
     if (i.window_kind == WindowKind::constant) return i.window;
-    const double v = params_[i.window];
+    // A param, or a window expression: the value of its scalar register.
+    const bool param = i.window_kind == WindowKind::param;
+    const double v = param ? params_[i.window] : reg(i.window)[0];
     if (!(v == std::floor(v)) || v < 0 || v > 1e9)
       throw Error(ErrorCategory::language,
-                  "param '" + p_.param_names[static_cast<std::size_t>(i.window)] + "' = " +
-                      std::to_string(v) + " is used as a window; expected a non-negative integer");
+                  (param ? "param '" + p_.param_names[static_cast<std::size_t>(i.window)] + "'"
+                         : std::string("a window expression")) +
+                      " = " + std::to_string(v) + " is used as a window; expected a non-negative integer");
     return static_cast<long>(v);
   }
 
@@ -216,6 +220,12 @@ class Evaluator {
         Column out(n_sym_ * nb);
         for (std::size_t s = 0; s < n_sym_; ++s)
           for (std::size_t b = 0; b < nb; ++b) out[s * nb + b] = x[static_cast<std::size_t>(i.aux) * nb + b];
+        return out;
+      }
+      case OpCode::symbol_is: {
+        const std::size_t nb = bars(i.frame);
+        Column out(n_sym_ * nb, 0.0);
+        std::fill_n(out.begin() + static_cast<long>(static_cast<std::size_t>(i.aux) * nb), nb, 1.0);
         return out;
       }
       case OpCode::scan_output: {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 namespace kbt {
@@ -18,11 +19,25 @@ HoistTiling::HoistTiling(const SweepPlan& plan, std::size_t max_rows) : plan_(&p
                     std::to_string(plan.n_bars) + " bars each): raise sweep.memory_budget_mb");
   step_.assign(n_h, 0);
   count_.assign(n_h, 1);
-  // Slowest-varying param first (grid row order: the last param varies fastest).
-  for (std::size_t h = 0; h < n_h; ++h) major_first_.push_back(h);
-  std::stable_sort(major_first_.begin(), major_first_.end(), [&](std::size_t a, std::size_t b) {
-    return plan.hoisted_window_param[a] < plan.hoisted_window_param[b];
-  });
+  // Slowest-varying param first (grid row order: the last param varies
+  // fastest); a window expression ranks by the slowest param it reads.
+  std::vector<std::int32_t> key(n_h);
+  for (std::size_t h = 0; h < n_h; ++h) {
+    major_first_.push_back(h);
+    key[h] = plan.hoisted_window_param[h];
+    if (plan.hoisted_window_kind[h] == WindowKind::scalar) {
+      key[h] = std::numeric_limits<std::int32_t>::max();
+      std::vector<std::int32_t> todo{plan.hoisted_window_param[h]};
+      while (!todo.empty()) {
+        const Instr& i = plan.window_code[static_cast<std::size_t>(todo.back())];
+        todo.pop_back();
+        if (i.op == OpCode::param) key[h] = std::min(key[h], i.aux);
+        for (std::int32_t x : {i.a, i.b, i.c})
+          if (x >= 0) todo.push_back(x);
+      }
+    }
+  }
+  std::stable_sort(major_first_.begin(), major_first_.end(), [&](std::size_t a, std::size_t b) { return key[a] < key[b]; });
   // The budget goes to the fastest-varying registers first, keeping one row for
   // each slower one.
   std::size_t remaining = total <= max_rows ? total : max_rows;
@@ -47,7 +62,10 @@ bool HoistTiling::recomputes_along_rows() const {
 std::size_t HoistTiling::tile_of(const double* combo, std::size_t* window_index) const {
   std::size_t id = 0;
   for (const std::size_t h : major_first_) {
-    const auto w = static_cast<std::int64_t>(combo[plan_->hoisted_window_param[h]]);
+    const std::int32_t at = plan_->hoisted_window_param[h];
+    const auto w = static_cast<std::int64_t>(plan_->hoisted_window_kind[h] == WindowKind::scalar
+                                                 ? evaluate_scalar_register(plan_->window_code, at, combo)
+                                                 : combo[at]);
     const auto& ws = plan_->hoisted_windows[h];
     const auto it = std::lower_bound(ws.begin(), ws.end(), w);
     if (it == ws.end() || *it != w)

@@ -35,10 +35,6 @@ std::string number_text(double v) {
   return buf;
 }
 
-std::string window_text(const Program& p, const Instr& i) {
-  return i.window_kind == WindowKind::param ? p.param_names.at(static_cast<std::size_t>(i.window))
-                                            : std::to_string(i.window);
-}
 
 // Bars of a series in timeframe `frame`: the base bars, or the higher-timeframe
 // bars the data's time span holds.
@@ -51,6 +47,12 @@ std::int64_t bars_in_frame(const Program& p, int frame, const BarData& bars) {
 bool all_nan(OpCode op, std::int64_t w, std::int64_t n) {
   if (op_info(op).warm_up == WarmUp::trailing) return w >= n;
   return warm_up_bars(op, w) >= n;
+}
+
+std::string window_text(const Program& p, const Instr& i) {
+  if (i.window_kind == WindowKind::param) return p.param_names.at(static_cast<std::size_t>(i.window));
+  if (i.window_kind == WindowKind::scalar) return register_text(p, i.window);
+  return std::to_string(i.window);
 }
 
 }  // namespace
@@ -70,6 +72,7 @@ std::string register_text(const Program& p, std::int32_t reg, int depth) {
     case OpCode::logical_not: return "not " + sub(i.a);
     case OpCode::atr: return "atr(" + window_text(p, i) + ")";
     case OpCode::symbol_read: return sub(i.a) + "[" + p.symbol_names.at(aux) + "]";
+    case OpCode::symbol_is: return "symbol == \"" + p.symbol_names.at(aux) + "\"";
     case OpCode::scan_output:
       return p.scan_names.at(aux) + "." + p.scan_output_names.at(aux).at(static_cast<std::size_t>(i.aux2));
     case OpCode::htf:

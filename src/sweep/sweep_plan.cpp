@@ -11,11 +11,8 @@ namespace kbt {
 namespace {
 
 std::int64_t max_window(const Program& p, const Instr& i) {
-  if (i.window_kind == WindowKind::constant) return i.window;
-  const auto& axis = p.param_axes[static_cast<std::size_t>(i.window)];
-  double m = 0;
-  for (double v : axis) m = std::max(m, v);
-  return static_cast<std::int64_t>(m);
+  const auto values = window_values(p, i.window_kind, i.window);
+  return values.empty() ? 0 : values.back();
 }
 
 }  // namespace
@@ -29,7 +26,7 @@ std::optional<std::string> sweep_kernel_unsupported(const Program& p) {
         return std::string("unsupported:scan_init_reads_state");
   std::vector<bool> hoisted(p.code.size(), false);
   for (const HoistedSeries& h : p.hoisted)
-    if (h.window_kind == WindowKind::param) hoisted[static_cast<std::size_t>(h.reg)] = true;
+    if (window_varies(h.window_kind)) hoisted[static_cast<std::size_t>(h.reg)] = true;
   for (std::size_t r = 0; r < p.code.size(); ++r) {
     const Instr& i = p.code[r];
     if (!i.is_series || !i.depends_on_params || hoisted[r]) continue;
@@ -58,7 +55,7 @@ SweepPlan make_sweep_plan(const Program& p, const BarData& bars) {
 
   std::vector<bool> hoisted(n_regs, false);
   for (const HoistedSeries& h : p.hoisted)
-    if (h.window_kind == WindowKind::param) hoisted[static_cast<std::size_t>(h.reg)] = true;
+    if (window_varies(h.window_kind)) hoisted[static_cast<std::size_t>(h.reg)] = true;
 
   for (std::size_t r = 0; r < n_regs; ++r) {
     const Instr& i = p.code[r];
@@ -90,7 +87,7 @@ SweepPlan make_sweep_plan(const Program& p, const BarData& bars) {
   std::vector<double> first_combo(p.n_params());
   for (std::size_t k = 0; k < p.n_params(); ++k) first_combo[k] = p.param_axes[k].front();
   bool any_hoisted = false;
-  for (const HoistedSeries& h : p.hoisted) any_hoisted = any_hoisted || h.window_kind == WindowKind::param;
+  for (const HoistedSeries& h : p.hoisted) any_hoisted = any_hoisted || window_varies(h.window_kind);
   bool any_materialized = false;
   for (std::size_t r = 0; r < n_regs; ++r)
     any_materialized = any_materialized || (needed[r] && plan.home[r] == RegisterHome::materialized);
@@ -110,7 +107,7 @@ SweepPlan make_sweep_plan(const Program& p, const BarData& bars) {
     for (const kernels::HoistingStage& stage : kernels::make_hoisting_plan(p, static_cast<std::int32_t>(frame))) {
       bool wanted = false;
       for (const auto& e : stage.entries)
-        wanted = wanted || p.code[static_cast<std::size_t>(e.reg)].window_kind == WindowKind::param;
+        wanted = wanted || window_varies(p.code[static_cast<std::size_t>(e.reg)].window_kind);
       if (!wanted) continue;
       const std::size_t nb = frame == 0 ? bars.n_bars() : timeframe_grid(bars.timestamps, p.frame_ns[frame]).begin.size();
       SweepPlan::FoldStage fs;
@@ -126,9 +123,10 @@ SweepPlan make_sweep_plan(const Program& p, const BarData& bars) {
       plan.fold_stages.push_back(std::move(fs));
       for (const auto& e : stage.entries) {
         const std::size_t r = static_cast<std::size_t>(e.reg);
-        if (p.code[r].window_kind != WindowKind::param) continue;
+        if (!window_varies(p.code[r].window_kind)) continue;
         plan.home_index[r] = static_cast<std::int32_t>(plan.hoisted_regs.size());
         plan.hoisted_regs.push_back(e.reg);
+        plan.hoisted_window_kind.push_back(p.code[r].window_kind);
         plan.hoisted_window_param.push_back(p.code[r].window);
         plan.hoisted_windows.push_back(e.windows);
         plan.hoisted_stage.push_back(stage_index);
@@ -138,8 +136,10 @@ SweepPlan make_sweep_plan(const Program& p, const BarData& bars) {
       }
     }
   }
+  for (const WindowKind k : plan.hoisted_window_kind)
+    if (k == WindowKind::scalar) plan.window_code = p.code;
   for (const HoistedSeries& h : p.hoisted)
-    if (h.window_kind == WindowKind::param && plan.home_index[static_cast<std::size_t>(h.reg)] < 0)
+    if (window_varies(h.window_kind) && plan.home_index[static_cast<std::size_t>(h.reg)] < 0)
       throw Error(ErrorCategory::internal, "hoisted register " + std::to_string(h.reg) + " has no fold plan");
 
   // Windows below an op's minimum are refused before any work, as the reference
@@ -150,6 +150,7 @@ SweepPlan make_sweep_plan(const Program& p, const BarData& bars) {
     const long min_w = min_window(i.op);
     std::vector<double> windows{static_cast<double>(i.window)};
     if (i.window_kind == WindowKind::param) windows = p.param_axes[static_cast<std::size_t>(i.window)];
+    if (i.window_kind == WindowKind::scalar) windows = scalar_register_values(p, i.window);
     for (double w : windows)
       if (w < min_w || w != std::floor(w))
         throw Error(ErrorCategory::language, std::string("window ") + std::to_string(static_cast<long>(w)) +

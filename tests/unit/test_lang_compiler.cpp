@@ -81,7 +81,6 @@ TEST(LangCompiler, ArityAndTypesAreChecked) {
                        "<expr>:1:12: param 'fast' has the value 0 on its axis; the window of sma() must be >= 1"));
   EXPECT_TRUE(contains(compile_error(d, "lag(close, fast)", ps), ""));  // lag 0 is allowed
   EXPECT_EQ(compile_error(d, "lag(close, fast)", ps), "");
-  EXPECT_TRUE(contains(compile_error(d, "sma(close, n + 1)", ps), "must be an integer constant or an integer-valued param"));
   EXPECT_TRUE(contains(compile_error(d, "sma(n, 3)", ps), "sma() needs a series as its first argument"));
   EXPECT_TRUE(contains(compile_error(d, "lead(close, 1)", ps),
                        "<expr>:1:1: lead() looks ahead and is only allowed in labelling jobs"));
@@ -95,6 +94,60 @@ TEST(LangCompiler, ArityAndTypesAreChecked) {
   EXPECT_TRUE(contains(compile_error(d, "close.level", ps), "'close' is not a scan"));
   const BarData close_data = close_only({1, 2});
   EXPECT_TRUE(contains(compile_error(close_data, "atr(3)"), "atr() needs the columns high, low and close"));
+}
+
+// A window written as an expression of params and numbers: every value it
+// takes over the grid is checked when compiling; each combo's window is the
+// expression's value (docs/language.md §5).
+TEST(LangCompiler, WindowExpressionsOfParams) {
+  const BarData d = close_only({1, 2, 4, 7, 11, 16, 22, 29});
+  const std::vector<ParamSpec> ps{param("k", {1.5, 2}), param("fast", {0, 5}), param("n", {2, 3})};
+  struct Bad {
+    const char* expr;
+    const char* message;
+  };
+  for (const Bad& b : {Bad{"sma(close, n / 2)", "<expr>:1:14: the window of sma() takes the value 1.5 over the param grid; a window must be an integer on every combo"},
+                       Bad{"sma(close, fast - 5)", "the window of sma() takes the value -5 over the param grid; it must be >= 1"},
+                       Bad{"rolling_std(close, n - 1)", "takes the value 1 over the param grid; it must be >= 2"},
+                       Bad{"sma(close, n / (n - 2))", "takes the value nan over the param grid"},
+                       Bad{"sma(close, close)", "the window of sma() must be the same on every bar"},
+                       Bad{"sma(close, n > 2)", "the window of sma() is a boolean"},
+                       Bad{"sma(close, sqrt(n * n))", "the window of sma() uses sqrt; a window expression may use numbers, params, + - * / and min, max, abs"},
+                       Bad{"sma(close, m + 1)", "unknown name 'm'"}}) {
+    EXPECT_TRUE(contains(compile_error(d, b.expr, ps), b.message)) << b.expr << "\n" << compile_error(d, b.expr, ps);
+  }
+  // Values worked out by hand against constant windows: n = 3 gives 2n = 6,
+  // n + 1 = 4, max(n, 5) = 5, and 2k = 3 from a non-integer param.
+  const std::vector<double> at = {1.5, 5, 3};  // k, fast, n
+  expect_series(eval(d, "sma(close, 2 * n)", ps, at), eval(d, "sma(close, 6)", ps, at));
+  expect_series(eval(d, "rolling_std(close, n + 1) + lag(close, n - 2)", ps, at),
+                eval(d, "rolling_std(close, 4) + lag(close, 1)", ps, at));
+  expect_series(eval(d, "ema(close, max(n, fast)) - rolling_max(close, 2 * k)", ps, at),
+                eval(d, "ema(close, 5) - rolling_max(close, 3)", ps, at));
+  const auto v = eval(d, "sma(close, 2 * n)", ps, at);
+  EXPECT_EQ(v[5], (1.0 + 2 + 4 + 7 + 11 + 16) / 6);  // not vacuous
+  // The window register is a scalar of params: the op depends on params.
+  const Program p = compile_expression(expr_text("sma(close, 2 * n)"), schema_of(d), ps);
+  EXPECT_EQ(p.code[static_cast<std::size_t>(p.expression)].window_kind, WindowKind::scalar);
+  EXPECT_EQ(window_values(p, WindowKind::scalar, p.code[static_cast<std::size_t>(p.expression)].window),
+            (std::vector<std::int64_t>{4, 6}));
+}
+
+// `symbol == "AAA"`: 1 in that symbol's rows, 0 elsewhere (values by hand);
+// `!=` its negation; errors name what is wrong.
+TEST(LangCompiler, SymbolTestsTellTheLegsApart) {
+  const BarData d = make_bars({"AAA", "BBB"}, {{"close", {{1, 2, 3}, {10, 20, 30}}}});
+  expect_series(eval(d, "where(symbol == \"BBB\", 1, -1) * close"), {-1, -2, -3, 10, 20, 30});
+  expect_series(eval(d, "\"AAA\" == symbol"), {1, 1, 1, 0, 0, 0});
+  expect_series(eval(d, "symbol != \"AAA\""), {0, 0, 0, 1, 1, 1});
+  // In a 2h timeframe: its first bar (closes 2 and 20) is seen from base bar 2 on (§7).
+  expect_series(eval(d, "htf(sma(close, 1) * (symbol == \"AAA\"), \"2h\")"), {NaN, NaN, 2, NaN, NaN, 0});
+  EXPECT_TRUE(contains(compile_error(d, "symbol == \"AAB\""), "<expr>:1:11: unknown symbol 'AAB'; did you mean 'AAA'?"));
+  EXPECT_TRUE(contains(compile_error(d, "symbol == 3"), "symbol is compared with a symbol name in quotes, e.g. symbol == \"AAA\""));
+  EXPECT_TRUE(contains(compile_error(d, "symbol + 1"), "symbol is only compared with a symbol name"));
+  // A param named `symbol` is that param.
+  EXPECT_TRUE(contains(compile_error(d, "symbol == \"AAA\"", {param("symbol", {1})}),
+                       "a string is only allowed as the timeframe of htf()"));
 }
 
 TEST(LangCompiler, LeadIsAvailableToLabellingJobs) {

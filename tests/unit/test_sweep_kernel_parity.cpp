@@ -177,6 +177,66 @@ TEST(SweepParityFeatures, StreamedOpsOnGappyMultiAssetDataWithFunding) {
   for (const auto& d : devices()) expect_parity(c, d);
 }
 
+// Window expressions (docs/language.md §5): windows computed per combo from
+// params, on streamed ops (input depends on a param), hoisted ops (param-free
+// input, one series per distinct value, atr included) and in a higher
+// timeframe, on gappy multi-asset data; every metric's bits as the reference's.
+TEST(SweepParityFeatures, WindowExpressionsGiveTheReferenceBits) {
+  const char* yaml = R"(data: unused.h5
+strategy:
+  params:
+    a: {values: [3, 8]}
+    b: {values: [2, 5, 9]}
+  signals:
+    d: close - sma(close, 2 * a)
+    e: ema(d, b + a)
+    z: zscore(d, max(b, a) + 1)
+    h: sma(close, a * b) - rolling_max(close, (a + b) / 1)
+    t: atr(b + 1) + lag(d, abs(a - b))
+    w: htf(sma(close, 2 * b), "4h")
+  position: clip(sign(e) * 0.5 + 0.01 * (z + h / close + t / close + (close - w) / close), -1, 1)
+simulation:
+  fee_bps: 5
+  weighting: equal
+)";
+  const auto bars = gappy_bars(800);
+  const Case c = prepare_yaml(yaml, bars, 6);
+  ASSERT_EQ(c.ids.size(), 6u);
+  // Both homes are exercised: hoisted per distinct value and streamed.
+  const auto plan = kbt::make_sweep_plan(c.program, c.bars);
+  std::size_t scalar_hoisted = 0, scalar_streamed = 0;
+  for (std::size_t h = 0; h < plan.hoisted_window_kind.size(); ++h)
+    scalar_hoisted += plan.hoisted_window_kind[h] == kbt::WindowKind::scalar ? 1 : 0;
+  for (const std::int32_t r : plan.streamed)
+    scalar_streamed += c.program.code[static_cast<std::size_t>(r)].window_kind == kbt::WindowKind::scalar ? 1 : 0;
+  EXPECT_GE(scalar_hoisted, 4u);
+  EXPECT_GE(scalar_streamed, 3u);
+  for (const auto& d : devices()) expect_parity(c, d);
+}
+
+// A pairs trade: legs of opposite sign by `symbol == "..."` (docs/language.md
+// §2), the spread's z-score windowed by a param, on gappy data.
+TEST(SweepParityFeatures, PairsLegsBySymbolGiveTheReferenceBits) {
+  const char* yaml = R"(data: unused.h5
+strategy:
+  params:
+    n: {values: [20, 40, 60]}
+    k: {values: [0.5, 1]}
+  signals:
+    leg: where(symbol == "AAA", 1, where(symbol != "BBB", 0, -1))
+    spread: log(close@AAA) - log(close@BBB)
+    z: zscore(spread, n)
+  position: where(z > k, -leg, where(z < -k, leg, 0)) * 0.5
+simulation:
+  fee_bps: 5
+  max_gross_leverage: 1
+)";
+  const auto bars = gappy_bars(800);  // AAA, BBB and CCC (leg 0)
+  const Case c = prepare_yaml(yaml, bars, 6);
+  ASSERT_EQ(c.ids.size(), 6u);
+  for (const auto& d : devices()) expect_parity(c, d);
+}
+
 TEST(SweepParityFeatures, StopsWithGapsAndSameBarHitsUnderBothPrioritiesAndFills) {
   const auto bars = gappy_bars(800);
   for (const char* fill : {"close", "next_open"})

@@ -44,7 +44,10 @@ enum class OpCode : std::int32_t {
   // Structure.
   symbol_read,  // a's series of symbol aux, broadcast to every symbol
   scan_output,  // output aux2 of scan aux (base timeframe)
-  htf           // a (a series in timeframe aux) exposed on the base grid
+  htf,          // a (a series in timeframe aux) exposed on the base grid
+  // Leaf: `symbol == "AAA"`, 1 in the rows of symbol aux and 0 in the others
+  // (a boolean series of the instruction's timeframe).
+  symbol_is
 };
 
 // Stable lower-case name of an opcode (the op table, kbt/lang/op_table.hpp).
@@ -53,8 +56,13 @@ const char* to_string(OpCode op) noexcept;
 enum class WindowKind : std::int32_t {
   none,      // the op has no window
   constant,  // Instr::window is the window
-  param      // Instr::window is a param index; the window is that param's value
+  param,     // Instr::window is a param index; the window is that param's value
+  scalar     // Instr::window is a scalar register of params and constants (a
+             // window expression such as 2*n); the window is its value
 };
+
+// Whether the window changes with the combo.
+inline bool window_varies(WindowKind kind) { return kind == WindowKind::param || kind == WindowKind::scalar; }
 
 struct Instr {
   OpCode op = OpCode::constant;
@@ -132,9 +140,29 @@ struct Program {
   std::size_t n_params() const { return param_names.size(); }
 };
 
-// The distinct values a window (constant, or a param index) takes over the
-// param grid, ascending; empty for WindowKind::none.
+// The distinct values a window takes over the param grid (every point of the
+// axes it reads, constraints not applied), ascending; empty for
+// WindowKind::none.
 std::vector<std::int64_t> window_values(const Program& program, WindowKind kind, std::int32_t window);
+
+// The value of scalar register `reg` — constants, params and the pointwise ops
+// over them — for the combo whose param values are `params`, by the shared
+// pointwise semantics (kbt/lang/scalar_ops.hpp), as every engine computes it.
+double evaluate_scalar_register(const Program& program, std::int32_t reg, const double* params);
+double evaluate_scalar_register(const std::vector<Instr>& code, std::int32_t reg, const double* params);
+
+// The window of a windowed op for the combo `params` (truncated toward zero,
+// as the engines read it).
+std::int64_t window_value(const Program& program, WindowKind kind, std::int32_t window, const double* params);
+
+// The distinct values of scalar register `reg` over every point of the axes
+// it reads, ascending, then one NaN if any point gives NaN (the compiler
+// checks a window expression with them).
+// kbt::Error(limit) beyond 10^7 points.
+std::vector<double> scalar_register_values(const Program& program, std::int32_t reg);
+
+// The param indices a scalar register reads, ascending.
+std::vector<std::int32_t> params_read(const Program& program, std::int32_t reg);
 
 // The distinct window values a hoisted series takes over the param grid, ascending.
 inline std::vector<std::int64_t> hoisted_window_values(const Program& program, const HoistedSeries& h) {

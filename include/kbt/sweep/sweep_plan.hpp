@@ -42,7 +42,12 @@ struct SweepPlan {
   // (sweep/hoisted_rows.hpp), a tile of windows at a time when they do not
   // all fit the memory budget (sweep/hoist_tiling.hpp).
   std::vector<std::int32_t> hoisted_regs;
+  // Its window: a param index (WindowKind::param), or the scalar register of a
+  // window expression (WindowKind::scalar), evaluated per combo from
+  // `window_code`, the program's instructions.
+  std::vector<WindowKind> hoisted_window_kind;
   std::vector<std::int32_t> hoisted_window_param;
+  std::vector<Instr> window_code;
   std::vector<std::vector<std::int64_t>> hoisted_windows;
   std::vector<std::int32_t> hoisted_stage;
   std::vector<std::vector<kernels::FoldRequest>> hoisted_requests;

@@ -72,8 +72,12 @@ struct BlockEvaluator {
     }
   }
   KOKKOS_INLINE_FUNCTION Real& out(int i, int r, int s, int b) const { return cur(i, cur_index(r, s, b)); }
+  // A window expression reads its scalar register, evaluated before any
+  // series (evaluate_scalars), as the reference evaluator does.
   KOKKOS_INLINE_FUNCTION int window_of(int i, const Instr& ins) const {
-    return ins.window_kind == WindowKind::constant ? ins.window : int(params(first + i, ins.window));
+    if (ins.window_kind == WindowKind::constant) return ins.window;
+    if (ins.window_kind == WindowKind::param) return int(params(first + i, ins.window));
+    return int(value(i, ins.window, 0, 0, 0));
   }
 
   // ---- scalars ---------------------------------------------------------------
