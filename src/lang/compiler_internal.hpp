@@ -96,6 +96,7 @@ class Compiler {
     const AstNode* arg;
     const SourceText* src;
     const Scope* scope;
+    std::size_t active_depth;  // active_.size() at the call: the caller's chain
   };
   struct Scope {
     std::map<std::string, Binding> formals;
@@ -143,6 +144,25 @@ class Compiler {
   Value lower_formal(const Binding& b, const AstNode& node, const SourceText& src, int frame);
   const UserFunction* user_function(const std::string& name) const;
   Value lower_user_call(const UserFunction& f, const AstNode& node, const SourceText& src, int frame);
+  // While an argument is lowered: the caller's scope, and the caller's chain of
+  // what is being compiled (the called function is not part of it, so an
+  // argument that uses a signal calling the same function is no cycle).
+  struct AtTheCall {
+    Compiler& c;
+    const Scope* saved_scope;
+    std::vector<std::string> above;
+    AtTheCall(Compiler& compiler, const Binding& b) : c(compiler), saved_scope(compiler.scope_) {
+      c.scope_ = b.scope;
+      above.assign(c.active_.begin() + static_cast<long>(b.active_depth), c.active_.end());
+      c.active_.resize(b.active_depth);
+    }
+    ~AtTheCall() {
+      c.scope_ = saved_scope;
+      c.active_.insert(c.active_.end(), above.begin(), above.end());
+    }
+    AtTheCall(const AtTheCall&) = delete;
+    AtTheCall& operator=(const AtTheCall&) = delete;
+  };
   // Signals and scans are lowered outside any function's scope.
   struct OutsideFunctions {
     Compiler& c;

@@ -65,11 +65,8 @@ std::pair<WindowKind, int> Compiler::window_of(const AstNode& node, const Source
   }
   if (const Binding* b = formal_of(node)) {  // the argument written at the call
     if (!node.field.empty() || !node.symbol.empty()) fail(src, node, expect);
-    const Scope* saved = scope_;
-    scope_ = b->scope;
-    const auto window = window_of(*b->arg, *b->src, fn);
-    scope_ = saved;
-    return window;
+    const AtTheCall at_the_call(*this, *b);
+    return window_of(*b->arg, *b->src, fn);
   }
   if (node.kind == AstNode::Kind::name && node.field.empty() && node.symbol.empty()) {
     auto it = param_index_.find(node.text);

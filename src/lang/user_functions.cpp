@@ -41,11 +41,8 @@ Value Compiler::lower_formal(const Binding& b, const AstNode& node, const Source
   if (!node.field.empty() || !node.symbol.empty())
     fail(src, node, "'" + node.text + "' is a parameter of the function; '" + (node.field.empty() ? "@" : ".") +
                         "' applies to names of the data, signals and scans (pass e.g. close@BBB as the argument)");
-  const Scope* saved = scope_;
-  scope_ = b.scope;
-  const Value v = lower(*b.arg, *b.src, frame);
-  scope_ = saved;
-  return v;
+  const AtTheCall at_the_call(*this, b);
+  return lower(*b.arg, *b.src, frame);
 }
 
 Value Compiler::lower_user_call(const UserFunction& f, const AstNode& node, const SourceText& src, int frame) {
@@ -58,9 +55,11 @@ Value Compiler::lower_user_call(const UserFunction& f, const AstNode& node, cons
                         spec.header.where() + "; got " + std::to_string(node.args.size()));
   }
   const std::string what = "function '" + spec.name + "'";
-  enter(what, src, node);  // a function that calls itself is a cycle
+  const std::size_t depth = active_.size();
+  enter(what, src, node);  // a function whose body calls itself is a cycle
   Scope scope;
-  for (std::size_t i = 0; i < spec.params.size(); ++i) scope.formals[spec.params[i]] = Binding{&node.args[i], &src, scope_};
+  for (std::size_t i = 0; i < spec.params.size(); ++i)
+    scope.formals[spec.params[i]] = Binding{&node.args[i], &src, scope_, depth};
   const Scope* saved = scope_;
   scope_ = &scope;
   const Value v = lower(f.ast, spec.body, frame);

@@ -96,6 +96,18 @@ TEST(LangUserFunctions, ACallCompilesToTheWrittenOutProgram) {
   }
 }
 
+// An argument that uses a signal calling the same function is no cycle: the
+// argument belongs to the caller (found by the ADX example of §12).
+TEST(LangUserFunctions, AnArgumentMayUseTheSameFunctionThroughASignal) {
+  const kbt::Program with = compile(std::string(indicator_functions) +
+                                    "  signals:\n    m1: macd(close, fast, slow)\n"
+                                    "  position: macd(m1, fast, slow) + vwap(slow)\n");
+  const kbt::Program written = compile(
+      "  position: ema(ema(close, fast) - ema(close, slow), fast) - ema(ema(close, fast) - ema(close, slow), slow) + "
+      "rolling_sum(close * volume, slow) / rolling_sum(volume, slow)\n");
+  EXPECT_EQ(kbt::disassemble(with), kbt::disassemble(written));
+}
+
 TEST(LangUserFunctions, ErrorsPointAtTheCallOrIntoTheBody) {
   struct Case {
     std::string tail, message;
