@@ -218,5 +218,5 @@ TEST(LangDocExamples, EveryWorkedExampleRunsAndTrades) {
     EXPECT_TRUE(std::isfinite(r.metrics[static_cast<int>(Metric::final_equity)]));
     ++checked;
   }
-  EXPECT_EQ(checked, 6);
+  EXPECT_EQ(checked, 7);
 }
