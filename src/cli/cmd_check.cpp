@@ -84,6 +84,11 @@ void print_summary(const RunConfig& c) {
   std::printf("combos: %s before constraints (%zu constraint%s)\n", format_count(grid.n_combos()).c_str(),
               st.constraints.size(), st.constraints.size() == 1 ? "" : "s");
   for (const auto& x : st.constraints) std::printf("  constraint %s: %s\n", x.where().c_str(), x.text.c_str());
+  for (const auto& f : st.functions) {
+    std::string formals;
+    for (const auto& a : f.params) formals += (formals.empty() ? "" : ", ") + a;
+    std::printf("function %s(%s) = %s\n", f.name.c_str(), formals.c_str(), f.body.text.c_str());
+  }
   for (const auto& scan : st.scans)
     std::printf("scan %s: %zu input%s, %zu init, %zu update, %zu output%s\n", scan.name.c_str(), scan.inputs.size(),
                 scan.inputs.size() == 1 ? "" : "s", scan.init.size(), scan.update.size(), scan.outputs.size(),

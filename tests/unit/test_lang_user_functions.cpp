@@ -177,5 +177,9 @@ TEST(LangUserFunctions, ASweepWithFunctionsVerifiesBitForBit) {
   const auto r = kbt::test::run_kbt("run " + cfg + " --quiet");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("mismatches: 0 of 20"), std::string::npos) << r.output;
+  const auto check = kbt::test::run_kbt("check " + cfg);
+  EXPECT_EQ(check.exit_code, 0) << check.output;
+  EXPECT_NE(check.output.find("function macd_signal(x, a, b, s) = ema(macd(x, a, b), s)\n"), std::string::npos)
+      << check.output;
   std::filesystem::remove_all(dir);
 }
