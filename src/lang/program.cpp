@@ -21,11 +21,13 @@ double evaluate_scalar_register(const Program& program, std::int32_t reg, const 
   return evaluate_scalar_register(program.code, reg, params);
 }
 
-std::vector<std::int32_t> params_read(const Program& program, std::int32_t reg) {
+std::vector<std::int32_t> params_read(const Program& program, std::int32_t reg) { return params_read(program.code, reg); }
+
+std::vector<std::int32_t> params_read(const std::vector<Instr>& code, std::int32_t reg) {
   std::set<std::int32_t> found;
   std::vector<std::int32_t> todo{reg};
   while (!todo.empty()) {
-    const Instr& i = program.code.at(static_cast<std::size_t>(todo.back()));
+    const Instr& i = code.at(static_cast<std::size_t>(todo.back()));
     todo.pop_back();
     if (i.op == OpCode::param) found.insert(i.aux);
     for (std::int32_t x : {i.a, i.b, i.c})

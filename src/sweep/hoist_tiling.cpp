@@ -26,15 +26,8 @@ HoistTiling::HoistTiling(const SweepPlan& plan, std::size_t max_rows) : plan_(&p
     major_first_.push_back(h);
     key[h] = plan.hoisted_window_param[h];
     if (plan.hoisted_window_kind[h] == WindowKind::scalar) {
-      key[h] = std::numeric_limits<std::int32_t>::max();
-      std::vector<std::int32_t> todo{plan.hoisted_window_param[h]};
-      while (!todo.empty()) {
-        const Instr& i = plan.window_code[static_cast<std::size_t>(todo.back())];
-        todo.pop_back();
-        if (i.op == OpCode::param) key[h] = std::min(key[h], i.aux);
-        for (std::int32_t x : {i.a, i.b, i.c})
-          if (x >= 0) todo.push_back(x);
-      }
+      const auto read = params_read(plan.window_code, plan.hoisted_window_param[h]);  // ascending
+      key[h] = read.empty() ? std::numeric_limits<std::int32_t>::max() : read.front();
     }
   }
   std::stable_sort(major_first_.begin(), major_first_.end(), [&](std::size_t a, std::size_t b) { return key[a] < key[b]; });

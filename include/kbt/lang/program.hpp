@@ -163,6 +163,7 @@ std::vector<double> scalar_register_values(const Program& program, std::int32_t 
 
 // The param indices a scalar register reads, ascending.
 std::vector<std::int32_t> params_read(const Program& program, std::int32_t reg);
+std::vector<std::int32_t> params_read(const std::vector<Instr>& code, std::int32_t reg);
 
 // The distinct window values a hoisted series takes over the param grid, ascending.
 inline std::vector<std::int64_t> hoisted_window_values(const Program& program, const HoistedSeries& h) {
