@@ -193,6 +193,8 @@ class Compiler {
   Value lower_call(const AstNode& node, const SourceText& src, int frame);
   std::optional<Value> symbol_test(const AstNode& node, const SourceText& src, int frame);
   bool is_symbol_word(const AstNode& node) const;
+  // `symbol == "AAA"` with the data's first symbol, for messages.
+  std::string symbol_test_example() const;
 
   // ---------------------------------------------------------------- scans (scan_compiler.cpp)
   struct TapeValue {

@@ -200,8 +200,7 @@ std::optional<Value> Compiler::symbol_test(const AstNode& node, const SourceText
   if (text->kind == AstNode::Kind::name) std::swap(word, text);
   if (!is_symbol_word(*word)) return std::nullopt;
   if (text->kind != AstNode::Kind::string)
-    fail(src, *text, "symbol is compared with a symbol name in quotes, e.g. symbol == \"" +
-                         (schema_.symbols.empty() ? std::string("AAA") : schema_.symbols.front()) + "\"");
+    fail(src, *text, "symbol is compared with a symbol name in quotes, e.g. " + symbol_test_example());
   const auto it = symbol_index_.find(text->text);
   if (it == symbol_index_.end())
     fail(src, *text, "unknown symbol '" + text->text + "'" + did_you_mean(text->text, schema_.symbols));
@@ -212,6 +211,10 @@ std::optional<Value> Compiler::symbol_test(const AstNode& node, const SourceText
   i.frame = frame;
   const Value is = emit(i, true);
   return node.text == "==" ? is : op1(OpCode::logical_not, is, true);
+}
+
+std::string Compiler::symbol_test_example() const {
+  return "symbol == \"" + (schema_.symbols.empty() ? std::string("AAA") : schema_.symbols.front()) + "\"";
 }
 
 bool Compiler::is_symbol_word(const AstNode& node) const {

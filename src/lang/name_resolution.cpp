@@ -174,8 +174,7 @@ Value Compiler::lower_name(const AstNode& node, const SourceText& src, int frame
                         find_function(name)->signature);
   if (user_function(name)) fail(src, node, "'" + name + "' is a function of strategy.functions; expected a call");
   if (is_symbol_word(node))
-    fail(src, node, "symbol is only compared with a symbol name, e.g. where(symbol == \"" +
-                        (schema_.symbols.empty() ? std::string("AAA") : schema_.symbols.front()) + "\", 1, -1)");
+    fail(src, node, "symbol is only compared with a symbol name, e.g. where(" + symbol_test_example() + ", 1, -1)");
   std::string hint = did_you_mean(name, visible_names());
   if (hint.empty() && (name == "funding_rate" || name == "open" || name == "high" || name == "low" ||
                        name == "close" || name == "volume"))

@@ -36,15 +36,6 @@ std::vector<std::int32_t> params_read(const std::vector<Instr>& code, std::int32
   return {found.begin(), found.end()};
 }
 
-std::int64_t window_value(const Program& program, WindowKind kind, std::int32_t window, const double* params) {
-  switch (kind) {
-    case WindowKind::constant: return window;
-    case WindowKind::param: return static_cast<std::int64_t>(params[window]);
-    case WindowKind::scalar: return static_cast<std::int64_t>(evaluate_scalar_register(program, window, params));
-    default: return 0;
-  }
-}
-
 std::vector<double> scalar_register_values(const Program& program, std::int32_t reg) {
   // Every point of the axes the register reads (the others at their first value).
   const std::vector<std::int32_t> read = params_read(program, reg);

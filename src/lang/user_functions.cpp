@@ -14,7 +14,7 @@
 namespace kbt::detail {
 
 void Compiler::declare_functions(const StrategySpec& spec) {
-  functions_.reserve(spec.functions.size());  // Binding and memo pointers stay valid
+  functions_.reserve(spec.functions.size());  // pointers to its elements stay valid
   for (const FunctionSpec& f : spec.functions) {
     if (find_function(f.name))
       throw Error(ErrorCategory::language, f.header.where() + ": function '" + f.name +

@@ -151,10 +151,6 @@ std::vector<std::int64_t> window_values(const Program& program, WindowKind kind,
 double evaluate_scalar_register(const Program& program, std::int32_t reg, const double* params);
 double evaluate_scalar_register(const std::vector<Instr>& code, std::int32_t reg, const double* params);
 
-// The window of a windowed op for the combo `params` (truncated toward zero,
-// as the engines read it).
-std::int64_t window_value(const Program& program, WindowKind kind, std::int32_t window, const double* params);
-
 // The distinct values of scalar register `reg` over every point of the axes
 // it reads, ascending, then one NaN if any point gives NaN (the compiler
 // checks a window expression with them).
