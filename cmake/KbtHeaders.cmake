@@ -21,6 +21,7 @@ set(KBT_HEADERS
   kbt/core/source_text.hpp
   kbt/data/bar_data.hpp
   kbt/data/bar_data_views.hpp
+  kbt/data/csv_dialect.hpp
   kbt/data/data_digest.hpp
   kbt/data/data_io.hpp
   kbt/data/external_data.hpp

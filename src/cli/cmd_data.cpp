@@ -18,7 +18,8 @@ std::pair<std::string, std::string> split_assignment(const std::string& text, co
   const std::size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
     throw Error(ErrorCategory::config,
-                std::string(option) + " '" + text + "': expected NAME=VALUE (e.g. " + option + " BTC=btc.csv)");
+                std::string(option) + " '" + text + "': expected NAME=VALUE (e.g. " + option +
+                    (std::string(option) == "--map" ? " time=open_time" : " BTC=btc.csv") + ")");
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
@@ -63,7 +64,9 @@ void print_written(const std::string& path, const MarketData& data) {
 
 struct ImportArgs {
   std::string out;
-  std::vector<std::string> symbols, csvs, funding, exo, venues;
+  std::vector<std::string> symbols, csvs, funding, exo, venues, map;
+  std::string delimiter, header = "auto";
+  bool decimal_comma = false;
 };
 
 struct SynthArgs {
@@ -94,11 +97,21 @@ void add_import(CLI::App& data) {
       ->allow_extra_args(false);
   cmd->add_option("--venue", args->venues, "NAME=venue: venue of symbol NAME (give all or none)")
       ->allow_extra_args(false);
+  cmd->add_option("--map", args->map,
+                  "COLUMN=NAME or COLUMN=POSITION: where time/open/high/low/close/volume are in the bar files "
+                  "(repeatable or comma-separated: --map time=open_time,close=c)")
+      ->allow_extra_args(false);
+  cmd->add_option("--delimiter", args->delimiter,
+                  "field delimiter: one character or tab, comma, semicolon, pipe (default: detected per file)");
+  cmd->add_option("--header", args->header, "auto (detected per file), yes or no")->capture_default_str();
+  cmd->add_flag("--decimal-comma", args->decimal_comma, "numbers are written 1.000,5 (',' is the decimal mark)");
   cmd->footer(
       "One CSV per symbol. The header line is optional; column names are case-insensitive:\n"
       "time|timestamp|date|datetime (or an unnamed first column), open, high, low, close,\n"
       "volume (optional, NaN when absent); other columns are ignored and listed. Without a\n"
-      "header the columns are time,open,high,low,close[,volume]. Times: ISO-8601 (2021-03-04,\n"
+      "header the columns are time,open,high,low,close[,volume], or name them by position\n"
+      "with --map. Fields may be quoted (\"1,000\"); ',' ';' tab and '|' delimiters are\n"
+      "detected. Times: ISO-8601 (2021-03-04,\n"
       "2021-03-04 05:06:07, T separator, fractional seconds, Z or +HH:MM offset -> UTC) or\n"
       "epoch numbers (seconds < 1e11 <= ms < 1e14 <= us < 1e17 <= ns). Rows must be strictly\n"
       "increasing in time. Symbols are aligned on the union of their times; a missing bar is\n"
@@ -106,6 +119,8 @@ void add_import(CLI::App& data) {
       "Example:\n"
       "  kbt data import --out fx.h5 --symbol EURUSD=EURUSD.csv --venue EURUSD=oanda\n"
       "  kbt data import --out stocks.h5 GOOG.csv AAPL.csv\n"
+      "  kbt data import -o btc.h5 --symbol BTC=BTCUSDT-1h-2024-01.csv \\\n"
+      "      --map time=1,open=2,high=3,low=4,close=5,volume=6      # a headerless kline dump\n"
       "See docs/data-format.md.");
   cmd->callback([args] {
     CsvImportOptions options;
@@ -119,6 +134,13 @@ void add_import(CLI::App& data) {
     options.funding = assignments(args->funding, "--funding");
     options.exo = assignments(args->exo, "--exo");
     options.venues = assignments(args->venues, "--venue");
+    std::vector<std::string> map_items;
+    for (const auto& item : args->map)
+      for (const auto& part : split_list(item)) map_items.push_back(part);
+    options.columns = assignments(map_items, "--map");
+    if (!args->delimiter.empty()) options.dialect.delimiter = parse_csv_delimiter(args->delimiter, "--delimiter");
+    options.dialect.header = parse_csv_header(args->header, "--header");
+    options.dialect.decimal_comma = args->decimal_comma;
     CsvImportNotes notes;
     const MarketData data = import_csv_raw(options, &notes);
     write_bars_hdf5(data.bars, data.exo, args->out);

@@ -5,6 +5,7 @@
 #include <kbt/core/error.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 #include <set>
 
@@ -68,10 +69,16 @@ void check_after_previous(const detail::CsvTable& t, const std::vector<std::int6
 }
 
 double parse_field(const detail::CsvTable& t, const detail::CsvRow& row, std::size_t col,
-                   const std::string& column_name) {
-  auto v = detail::parse_csv_number(row.fields[col]);
-  if (!v) fail_csv(t.path, row.line, "column '" + column_name + "': bad number '" + row.fields[col] + "'");
-  return *v;
+                   const std::string& column_name, const CsvDialect& dialect) {
+  auto v = detail::parse_csv_number(row.fields[col], dialect.decimal_comma);
+  if (v) return *v;
+  std::string hint;
+  const char mark = dialect.decimal_comma ? '.' : ',';
+  if (row.fields[col].find(mark) != std::string::npos)
+    hint = dialect.decimal_comma ? " ('.' groups thousands in threes with --decimal-comma, as in 1.000,5)"
+                                 : " (',' groups thousands in threes, as in 1,000.5; for a decimal comma pass "
+                                   "--decimal-comma)";
+  fail_csv(t.path, row.line, "column '" + column_name + "': bad number '" + row.fields[col] + "'" + hint);
 }
 
 struct SymbolBars {
@@ -81,48 +88,98 @@ struct SymbolBars {
   std::map<std::string, std::vector<double>> columns;  // open..volume
 };
 
-SymbolBars read_ohlcv(const std::string& symbol, const std::string& path, CsvImportNotes* notes) {
-  const detail::CsvTable t = detail::read_csv_table(path);
-  SymbolBars out;
-  out.symbol = symbol;
-  std::size_t width = 0, tcol = 0;
-  std::map<std::string, std::size_t> col;  // column name -> field index
+bool all_digits(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The field index of a --map value: a 1-based position, or a header name.
+std::size_t mapped_column(const detail::CsvTable& t, const std::string& name, const std::string& spec,
+                          std::size_t width) {
+  const std::size_t line = t.has_header ? t.header_line : t.rows.front().line;
+  const std::string flag = "--map " + name + "=" + spec;
+  if (all_digits(spec)) {
+    const unsigned long long pos = spec.size() > 6 ? 0 : std::stoull(spec);
+    if (pos < 1 || pos > width)
+      fail_csv(t.path, line, flag + ": position out of range (the file has " + std::to_string(width) + " columns)");
+    return static_cast<std::size_t>(pos - 1);
+  }
+  if (!t.has_header)
+    fail_csv(t.path, line, flag + ": the file has no header line, so columns are mapped by position (e.g. " +
+                               name + "=1)");
+  std::string lowered = spec;
+  for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (std::size_t i = 0; i < t.header.size(); ++i)
+    if (t.header[i] == lowered) return i;
+  fail_csv(t.path, line, flag + ": no column '" + spec + "' (found: " + join(t.header) + ")");
+}
+
+// Which field holds each of time, open..volume (volume may be absent).
+struct ColumnLayout {
+  std::size_t width = 0;
+  std::size_t time = 0;
+  std::map<std::string, std::size_t> bar;  // open..volume -> field index
+};
+
+ColumnLayout column_layout(const detail::CsvTable& t, const std::map<std::string, std::string>& mapping) {
+  ColumnLayout layout;
+  const auto& names = required_bar_columns();
   if (t.has_header) {
     check_unique_header(t);
-    width = t.header.size();
-    tcol = time_column(t);
-    std::vector<std::string> ignored;
-    for (std::size_t i = 0; i < t.header.size(); ++i) {
-      if (i == tcol) continue;
-      const auto& req = required_bar_columns();
-      if (std::find(req.begin(), req.end(), t.header[i]) != req.end()) col[t.header[i]] = i;
-      else ignored.push_back(t.header[i]);
-    }
-    for (const auto& name : required_bar_columns())
-      if (name != "volume" && !col.count(name))
-        fail_csv(t.path, t.header_line, "missing column '" + name + "' (found: " + join(t.header) + ")");
-    if (notes && !ignored.empty()) notes->lines.push_back(path + ": ignored columns: " + join(ignored));
+    layout.width = t.header.size();
+    for (const auto& name : names)
+      for (std::size_t i = 0; i < t.header.size(); ++i)
+        if (t.header[i] == name) layout.bar[name] = i;
   } else {
-    width = t.rows.front().fields.size();
-    if (width != 5 && width != 6)
+    layout.width = t.rows.front().fields.size();
+    const bool default_layout = layout.width == 5 || layout.width == 6;
+    if (default_layout)
+      for (std::size_t i = 0; i + 1 < layout.width; ++i) layout.bar[names[i]] = i + 1;
+    else if (mapping.empty())
       fail_csv(t.path, t.rows.front().line,
-               "no header and " + std::to_string(width) +
-                   " fields; expected time,open,high,low,close[,volume] or a header line");
-    for (std::size_t i = 0; i + 1 < width; ++i) col[required_bar_columns()[i]] = i + 1;
+               "no header and " + std::to_string(layout.width) +
+                   " fields; expected time,open,high,low,close[,volume], a header line, or --map with positions "
+                   "(exchange klines: --map time=1,open=2,high=3,low=4,close=5,volume=6)");
   }
-  if (!col.count("volume") && notes)
-    notes->lines.push_back(path + ": no volume column; volume is NaN for " + symbol);
+  for (const auto& [name, spec] : mapping)
+    if (name != "time") layout.bar[name] = mapped_column(t, name, spec, layout.width);
+  auto time_spec = mapping.find("time");
+  if (time_spec != mapping.end()) layout.time = mapped_column(t, "time", time_spec->second, layout.width);
+  else if (t.has_header) layout.time = time_column(t);
+  for (const auto& name : names)
+    if (name != "volume" && !layout.bar.count(name))
+      fail_csv(t.path, t.has_header ? t.header_line : t.rows.front().line,
+               "missing column '" + name + "' (found: " + (t.has_header ? join(t.header) : "no header") +
+                   "; map one with --map " + name + "=COLUMN)");
+  return layout;
+}
+
+SymbolBars read_ohlcv(const std::string& symbol, const std::string& path, const CsvImportOptions& options,
+                      CsvImportNotes* notes) {
+  const detail::CsvTable t = detail::read_csv_table(path, options.dialect);
+  const ColumnLayout layout = column_layout(t, options.columns);
+  SymbolBars out;
+  out.symbol = symbol;
+  if (notes) {
+    std::vector<std::string> ignored;
+    for (std::size_t i = 0; i < layout.width; ++i) {
+      bool used = i == layout.time;
+      for (const auto& [name, col] : layout.bar) used = used || col == i;
+      if (!used) ignored.push_back(t.has_header ? t.header[i] : "#" + std::to_string(i + 1));
+    }
+    if (!ignored.empty()) notes->lines.push_back(path + ": ignored columns: " + join(ignored));
+    if (!layout.bar.count("volume")) notes->lines.push_back(path + ": no volume column; volume is NaN for " + symbol);
+  }
   for (const auto& name : required_bar_columns()) out.columns[name].reserve(t.rows.size());
   for (const auto& row : t.rows) {
-    check_width(t, row, width);
-    const std::int64_t ns = parse_row_time(t, row, tcol);
+    check_width(t, row, layout.width);
+    const std::int64_t ns = parse_row_time(t, row, layout.time);
     check_after_previous(t, out.times, out.lines, ns, row.line);
     out.times.push_back(ns);
     out.lines.push_back(row.line);
     for (const auto& name : required_bar_columns()) {
-      auto it = col.find(name);
-      out.columns[name].push_back(it == col.end() ? std::numeric_limits<double>::quiet_NaN()
-                                                  : parse_field(t, row, it->second, name));
+      auto it = layout.bar.find(name);
+      out.columns[name].push_back(it == layout.bar.end() ? std::numeric_limits<double>::quiet_NaN()
+                                                         : parse_field(t, row, it->second, name, options.dialect));
     }
   }
   return out;
@@ -135,8 +192,8 @@ struct TimeValue {
   std::string path;
 };
 
-TimeValue read_time_value(const std::string& path, const char* value_name) {
-  const detail::CsvTable t = detail::read_csv_table(path);
+TimeValue read_time_value(const std::string& path, const char* value_name, const CsvDialect& dialect) {
+  const detail::CsvTable t = detail::read_csv_table(path, dialect);
   std::size_t tcol = 0;
   std::string vname = value_name;
   if (t.has_header) {
@@ -154,7 +211,7 @@ TimeValue read_time_value(const std::string& path, const char* value_name) {
     const std::int64_t ns = parse_row_time(t, row, tcol);
     check_after_previous(t, out.series.timestamps, out.lines, ns, row.line);
     out.series.timestamps.push_back(ns);
-    out.series.values.push_back(parse_field(t, row, 1 - tcol, vname));
+    out.series.values.push_back(parse_field(t, row, 1 - tcol, vname, dialect));
     out.lines.push_back(row.line);
   }
   return out;
@@ -171,6 +228,13 @@ std::string file_stem(const std::string& path) {
 
 MarketData import_csv_raw(const CsvImportOptions& options, CsvImportNotes* notes) {
   if (options.bars.empty()) throw Error(ErrorCategory::config, "import: no bar CSV given");
+  for (const auto& [name, spec] : options.columns) {
+    const auto& names = required_bar_columns();
+    if (name != "time" && std::find(names.begin(), names.end(), name) == names.end())
+      throw Error(ErrorCategory::config,
+                  "import: --map " + name + "=" + spec + ": unknown column; expected time, open, high, low, close or volume");
+    if (spec.empty()) throw Error(ErrorCategory::config, "import: --map " + name + "=: empty column");
+  }
   std::vector<SymbolBars> per_symbol;
   std::set<std::string> names;
   for (const auto& f : options.bars) {
@@ -178,7 +242,7 @@ MarketData import_csv_raw(const CsvImportOptions& options, CsvImportNotes* notes
     if (symbol.empty()) throw Error(ErrorCategory::config, "import: empty symbol name for '" + f.path + "'");
     if (!names.insert(symbol).second)
       throw Error(ErrorCategory::config, "import: symbol '" + symbol + "' given twice (name files with SYMBOL=path)");
-    per_symbol.push_back(read_ohlcv(symbol, f.path, notes));
+    per_symbol.push_back(read_ohlcv(symbol, f.path, options, notes));
   }
 
   MarketData data;
@@ -219,7 +283,7 @@ MarketData import_csv_raw(const CsvImportOptions& options, CsvImportNotes* notes
     for (const auto& [symbol, path] : options.funding) {
       const long s = bars.symbol_index(symbol);
       if (s < 0) throw Error(ErrorCategory::config, "import: --funding for '" + symbol + "', which is not imported");
-      const TimeValue tv = read_time_value(path, "rate");
+      const TimeValue tv = read_time_value(path, "rate", options.dialect);
       for (std::size_t i = 0; i < tv.series.timestamps.size(); ++i) {
         auto it = std::lower_bound(bars.timestamps.begin(), bars.timestamps.end(), tv.series.timestamps[i]);
         if (it == bars.timestamps.end() || *it != tv.series.timestamps[i])
@@ -235,7 +299,7 @@ MarketData import_csv_raw(const CsvImportOptions& options, CsvImportNotes* notes
   for (const auto& [name, path] : options.exo) {
     if (name.empty() || name.find('/') != std::string::npos)
       throw Error(ErrorCategory::config, "import: invalid exo name '" + name + "'");
-    data.exo.emplace(name, read_time_value(path, "value").series);
+    data.exo.emplace(name, read_time_value(path, "value", options.dialect).series);
   }
   validate_market_data(bars, data.exo, "import");
   return data;

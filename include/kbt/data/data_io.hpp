@@ -10,6 +10,7 @@
 //   ErrorCategory::config      a bad option value (synth parameters, subset)
 
 #include <kbt/data/bar_data.hpp>
+#include <kbt/data/csv_dialect.hpp>
 #include <kbt/data/time_format.hpp>
 #include <kbt/data/external_data.hpp>
 
@@ -100,6 +101,11 @@ struct CsvImportOptions {
   std::map<std::string, std::string> funding;  // symbol -> CSV of (time, rate)
   std::map<std::string, std::string> exo;      // exo name -> CSV of (time, value)
   std::map<std::string, std::string> venues;   // symbol -> venue (all or none)
+  CsvDialect dialect;                          // for every file read
+  // Bar-file columns by kbt name (time, open, high, low, close, volume) ->
+  // the file's column name, or its 1-based position ("time=open_time",
+  // "close=5"). Unmapped names are looked up as usual.
+  std::map<std::string, std::string> columns;
 };
 
 // What import noticed but did not reject (ignored columns, absent volume).
