@@ -54,6 +54,7 @@ set(KBT_HEADERS
   kbt/output/run_lock.hpp
   kbt/reference/evaluator.hpp
   kbt/reference/simulator.hpp
+  kbt/report/backtest_report.hpp
   kbt/simulation/portfolio_rules.hpp
   kbt/simulation/portfolio_step.hpp
   kbt/simulation/resolved_simulation.hpp

@@ -40,6 +40,8 @@
 #include <kbt/reference/evaluator.hpp>
 #include <kbt/reference/simulator.hpp>
 
+#include <kbt/report/backtest_report.hpp>
+
 #include <kbt/kernels/fold_hoister.hpp>
 #include <kbt/kernels/fold_request.hpp>
 #include <kbt/kernels/hoisting_plan.hpp>

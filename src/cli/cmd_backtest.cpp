@@ -1,4 +1,6 @@
-// `kbt backtest CONFIG --params k=v,...`: one combo with its trade ledger and equity curve.
+// `kbt backtest CONFIG|RESULTS.h5 (--params k=v,... | --combo N)`: one combo
+// with its statistics, trade ledger, per-bar portfolio and picture
+// (docs/cli.md "kbt backtest").
 
 #include <CLI/CLI.hpp>
 #include <kbt/core/atomic_output.hpp>
@@ -6,20 +8,27 @@
 #include <kbt/config/config_loader.hpp>
 #include <kbt/data/time_format.hpp>
 #include <kbt/core/error.hpp>
+#include <kbt/report/backtest_report.hpp>
 #include <kbt/sweep/run_sweep.hpp>
+#include <kbt/verify/verify.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 
+#include "cli/combo_params.hpp"
 #include "cli/commands.hpp"
 #include "config/number_text.hpp"
+#include "plot/plots.hpp"
 
 namespace kbt::cli {
 namespace {
 
 struct BacktestArgs {
-  std::string config_path, trades_path, equity_path;
+  std::string source, trades_path, equity_path, plot_path;
   std::vector<std::string> params;  // --params / --param, each a comma list
+  std::uint64_t combo = 0;
 };
 
 template <class WriteBody>
@@ -35,42 +44,180 @@ void write_csv(const std::string& path, WriteBody&& body) {
   out.commit();
 }
 
-void backtest(const BacktestArgs& a) {
-  const RunConfig config = load_run_config(a.config_path);
-  const BarData bars = load_run_data(config);
-  SimulationOptions options;
-  options.keep_ledger = !a.trades_path.empty();
-  options.keep_equity = !a.equity_path.empty();
-  const auto params = parse_param_assignments(a.params, "--params");
-  const SimulationResult r = run_backtest(config, bars, params, options);
+bool starts_with_hdf5_signature(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  char head[8] = {};
+  f.read(head, sizeof head);
+  return f.gcount() == 8 && std::string(head, 8) == std::string("\x89HDF\r\n\x1a\n", 8);
+}
 
-  std::string described;
-  for (const auto& [name, value] : params) described += (described.empty() ? "" : ",") + name + "=" + detail::format_number(value);
-  std::printf("%s  %s  bars [%zu, %zu) of %zu, %zu symbol(s)\n", a.config_path.c_str(), described.c_str(),
-              r.window.begin, r.window.end, bars.n_bars(), bars.n_symbols());
+// "364 days 23:00:00" (pandas' Timedelta text), "0:15:00" under a day.
+std::string span_text(std::int64_t ns) {
+  const std::int64_t secs = ns / 1000000000, days = secs / 86400, rest = secs % 86400;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%02lld:%02lld:%02lld", static_cast<long long>(rest / 3600),
+                static_cast<long long>(rest % 3600 / 60), static_cast<long long>(rest % 60));
+  if (days == 0) return buf;
+  return std::to_string(days) + (days == 1 ? " day " : " days ") + buf;
+}
+
+std::string pct(double fraction) {
+  if (std::isnan(fraction)) return "nan";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f %%", 100.0 * fraction);
+  return buf;
+}
+
+std::string num(double v, const char* format = "%.4f") {
+  if (std::isnan(v)) return "nan";
+  char buf[48];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string bars_text(double bars) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, bars == std::floor(bars) ? "%.0f bars" : "%.1f bars", bars);
+  return buf;
+}
+
+struct Loaded {
+  RunConfig config;
+  BarData bars;
+  ComboParams combo;
+  std::optional<std::uint64_t> combo_id;
+};
+
+Loaded load(const BacktestArgs& a, bool by_combo) {
+  Loaded l;
+  if (starts_with_hdf5_signature(a.source)) {
+    if (!by_combo)
+      throw Error(ErrorCategory::config, a.source + " is a results file: choose its combo with --combo N "
+                                                    "(or backtest the config with --params)");
+    ResultsRerun rerun = open_results_for_rerun(a.source);
+    l.combo = combo_params(rerun, a.combo);
+    l.config = std::move(rerun.config);
+    l.bars = std::move(rerun.bars);
+  } else {
+    l.config = load_run_config(a.source);
+    l.bars = load_run_data(l.config);
+    if (by_combo) {
+      l.combo = combo_params(l.config, a.combo);
+    } else {
+      l.combo.params = parse_param_assignments(a.params, "--params");
+      std::vector<std::string> names;
+      std::vector<double> values;
+      for (const auto& [name, value] : l.combo.params) names.push_back(name), values.push_back(value);
+      l.combo.described = describe_params(names, values);
+    }
+  }
+  if (by_combo) l.combo_id = a.combo;
+  return l;
+}
+
+void print_report(const Loaded& l, const SimulationResult& r, const BacktestReport& rep) {
+  const auto m = [&](Metric k) { return r.metrics[static_cast<int>(k)]; };
+  const double capital = l.config.simulation.initial_capital;
+  const auto row = [](const char* label, const std::string& value) { std::printf("  %-26s %s\n", label, value.c_str()); };
+  row("Start", format_iso8601_utc(rep.start_ns));
+  row("End", format_iso8601_utc(rep.end_ns));
+  row("Duration", span_text(rep.end_ns - rep.start_ns) + " (" + bars_text(static_cast<double>(rep.bars)) + ")");
+  row("Exposure time", pct(m(Metric::exposure)));
+  row("Equity start", num(capital, "%.2f"));
+  row("Equity final", num(m(Metric::final_equity), "%.2f"));
+  row("Equity peak", num(rep.equity_peak, "%.2f"));
+  row("Return", pct(m(Metric::total_return)));
+  row("Buy & hold return", pct(rep.buy_and_hold_return));
+  row("Return (ann.)", pct(m(Metric::cagr)));
+  row("Volatility (ann.)", pct(m(Metric::ann_volatility)));
+  row("Sharpe ratio", num(m(Metric::sharpe)));
+  row("Sortino ratio", num(m(Metric::sortino)));
+  row("Calmar ratio", num(m(Metric::calmar)));
+  row("Max. drawdown", pct(m(Metric::max_drawdown)));
+  row("Avg. drawdown", pct(rep.avg_drawdown));
+  row("Max. drawdown duration",
+      span_text(rep.max_drawdown_ns) + " (" + bars_text(m(Metric::max_drawdown_duration)) + ")");
+  row("Avg. drawdown duration", span_text(rep.avg_drawdown_ns) + " (" + bars_text(rep.avg_drawdown_bars) + ")");
+  row("Drawdowns", std::to_string(rep.drawdowns.runs.size()));
+  row("Ulcer index", num(m(Metric::ulcer_index)));
+  row("Trades", num(m(Metric::n_trades), "%.0f"));
+  row("Win rate", pct(m(Metric::win_rate)));
+  row("Best trade", pct(m(Metric::best_trade)));
+  row("Worst trade", pct(m(Metric::worst_trade)));
+  row("Avg. trade", pct(m(Metric::avg_trade_return)));
+  row("Avg. trade duration", std::isnan(m(Metric::avg_trade_duration))
+                                 ? std::string("nan")
+                                 : span_text(rep.avg_trade_ns) + " (" + bars_text(m(Metric::avg_trade_duration)) + ")");
+  row("Profit factor", num(m(Metric::profit_factor)));
+  row("Expectancy (per trade)", num(rep.expectancy, "%.2f"));
+  row("SQN", num(rep.sqn));
+  row("Turnover", num(m(Metric::turnover)) + " x mean equity");
+  row("Fees paid", num(m(Metric::fees_paid), "%.2f"));
+  row("Funding paid", num(m(Metric::funding_paid), "%.2f"));
+}
+
+void write_equity_csv(const std::string& path, const BarData& bars, const SimulationResult& r,
+                      const BacktestReport& rep) {
+  const std::size_t n_sym = bars.n_symbols();
+  write_csv(path, [&](std::ofstream& f) {
+    f << "timestamp,bar,equity,cash,drawdown,buy_and_hold";
+    for (const auto& s : bars.symbols) f << ",units_" << s;
+    f << '\n';
+    for (std::size_t i = 0; i < r.equity.size(); ++i) {
+      f << format_iso8601_utc(bars.timestamps[r.window.begin + i]) << ',' << r.window.begin + i << ','
+        << detail::format_number(r.equity[i]) << ',' << detail::format_number(r.cash[i]) << ','
+        << detail::format_number(rep.drawdowns.drawdown[i]) << ',' << detail::format_number(rep.hold.equity[i]);
+      for (std::size_t s = 0; s < n_sym; ++s) f << ',' << detail::format_number(r.units[i * n_sym + s]);
+      f << '\n';
+    }
+  });
+}
+
+void write_trades_csv(const std::string& path, const BarData& bars, const SimulationResult& r) {
+  write_csv(path, [&](std::ofstream& f) {
+    f << "symbol,side,entry_time,exit_time,entry_bar,exit_bar,entry_price,exit_price,units,pnl,return,fees,"
+         "funding,borrow,exit_reason\n";
+    for (const auto& t : r.trades) {
+      f << bars.symbols[t.symbol] << ',' << (t.side > 0 ? "long" : "short") << ','
+        << format_iso8601_utc(bars.timestamps[t.entry_bar]) << ',' << format_iso8601_utc(bars.timestamps[t.exit_bar])
+        << ',' << t.entry_bar << ',' << t.exit_bar << ',' << t.entry_price << ',' << t.exit_price << ',' << t.units
+        << ',' << t.pnl << ',' << t.trade_return << ',' << t.fees << ',' << t.funding << ',' << t.borrow << ','
+        << to_string(t.exit_reason) << '\n';
+    }
+  });
+}
+
+void backtest(const BacktestArgs& a, bool by_combo) {
+  const Loaded l = load(a, by_combo);
+  SimulationOptions options;
+  options.keep_ledger = true;  // the statistics need both
+  options.keep_equity = true;
+  const SimulationResult r = run_backtest(l.config, l.bars, l.combo.params, options);
+  const BacktestReport rep = backtest_report(l.bars, r, l.config.simulation.initial_capital);
+
+  std::string combo = l.combo_id ? "  combo " + std::to_string(*l.combo_id) : std::string();
+  std::printf("%s  %s%s  bars [%zu, %zu) of %zu, %zu symbol(s)\n", a.source.c_str(), l.combo.described.c_str(),
+              combo.c_str(), r.window.begin, r.window.end, l.bars.n_bars(), l.bars.n_symbols());
+  print_report(l, r, rep);
+  std::printf("metrics:\n");
   for (std::size_t m = 0; m < n_metrics; ++m) std::printf("  %-22s %.10g\n", metric_names()[m], r.metrics[m]);
 
-  if (options.keep_ledger) {
-    write_csv(a.trades_path, [&](std::ofstream& f) {
-      f << "symbol,side,entry_time,exit_time,entry_bar,exit_bar,entry_price,exit_price,units,pnl,return,fees,"
-           "funding,borrow,exit_reason\n";
-      for (const auto& t : r.trades) {
-        f << bars.symbols[t.symbol] << ',' << (t.side > 0 ? "long" : "short") << ','
-          << format_iso8601_utc(bars.timestamps[t.entry_bar]) << ',' << format_iso8601_utc(bars.timestamps[t.exit_bar])
-          << ',' << t.entry_bar << ',' << t.exit_bar << ',' << t.entry_price << ',' << t.exit_price << ','
-          << t.units << ',' << t.pnl << ',' << t.trade_return << ',' << t.fees << ',' << t.funding << ','
-          << t.borrow << ',' << to_string(t.exit_reason) << '\n';
-      }
-    });
+  if (!a.trades_path.empty()) {
+    write_trades_csv(a.trades_path, l.bars, r);
     std::printf("trades: %s (%zu)\n", a.trades_path.c_str(), r.trades.size());
   }
-  if (options.keep_equity) {
-    write_csv(a.equity_path, [&](std::ofstream& f) {
-      f << "timestamp,equity\n";
-      for (std::size_t i = 0; i < r.equity.size(); ++i)
-        f << format_iso8601_utc(bars.timestamps[r.window.begin + i]) << ',' << r.equity[i] << '\n';
-    });
+  if (!a.equity_path.empty()) {
+    write_equity_csv(a.equity_path, l.bars, r, rep);
     std::printf("equity: %s\n", a.equity_path.c_str());
+  }
+  if (!a.plot_path.empty()) {
+    const std::string title = a.source + ": " + l.combo.described + combo + "\nreturn " +
+                              pct(r.metrics[static_cast<int>(Metric::total_return)]) + " (buy and hold " +
+                              pct(rep.buy_and_hold_return) + "), sharpe " +
+                              num(r.metrics[static_cast<int>(Metric::sharpe)]) + ", max drawdown " +
+                              pct(r.metrics[static_cast<int>(Metric::max_drawdown)]);
+    plot::write_equity_png(l.bars, r, rep, a.plot_path, title);
+    std::printf("plot: %s\n", a.plot_path.c_str());
   }
 }
 
@@ -78,17 +225,27 @@ void backtest(const BacktestArgs& a) {
 
 void add_backtest_command(CLI::App& app) {
   static BacktestArgs args;
-  auto* cmd = app.add_subcommand("backtest", "Simulate one combo of a config, with trade ledger and equity curve");
-  cmd->add_option("config", args.config_path, "Run config (YAML)")->required();
-  cmd->add_option("--params,--param", args.params,
-                  "Parameter values: name=value, comma lists and repeated flags alike (fast=10,slow=50)")
-      ->required()
-      ->allow_extra_args(false);
+  auto* cmd = app.add_subcommand(
+      "backtest", "Simulate one combo of a config or a results file: statistics, trades, equity and a picture");
+  cmd->add_option("source", args.source, "Run config (YAML), or a results file with --combo")->required();
+  auto* params = cmd->add_option("--params,--param", args.params,
+                                 "Parameter values: name=value, comma lists and repeated flags alike (fast=10,slow=50)")
+                     ->allow_extra_args(false);
+  auto* combo = cmd->add_option("--combo", args.combo,
+                                "Combo id of the config's grid or of the results file (as `kbt show` lists them)");
+  params->excludes(combo);
   cmd->add_option("--trades", args.trades_path, "Write the trade ledger to this CSV");
-  cmd->add_option("--equity", args.equity_path, "Write the equity curve to this CSV");
+  cmd->add_option("--equity", args.equity_path,
+                  "Write per-bar equity, cash, drawdown, buy-and-hold and units held per symbol to this CSV");
+  cmd->add_option("--plot", args.plot_path, "Draw equity, buy-and-hold, trades on the price and drawdown (PNG)");
   cmd->footer("\nExamples:\n  kbt backtest configs/sma_cross.yaml --params fast=10,slow=50 --trades trades.csv"
-              "\n  kbt backtest configs/sma_cross.yaml --param fast=10 --param slow=50");
-  cmd->callback([] { backtest(args); });
+              "\n  kbt backtest configs/sma_cross.yaml --param fast=10 --param slow=50 --equity equity.csv"
+              "\n  kbt backtest results/sma_cross.h5 --combo 42 --plot combo42.png");
+  cmd->callback([params, combo] {
+    if (params->count() == 0 && combo->count() == 0)
+      throw Error(ErrorCategory::config, "backtest: give the combo as --params name=value,... or --combo N");
+    backtest(args, combo->count() > 0);
+  });
 }
 
 }  // namespace kbt::cli

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <map>
 
+#include "cli/combo_params.hpp"
 #include "cli/commands.hpp"
 #include "plot/plots.hpp"
 
@@ -47,31 +48,12 @@ void plot_heatmap(const PlotArgs& a) {
 
 void plot_equity(const PlotArgs& a) {
   const ResultsRerun rerun = open_results_for_rerun(a.results_path);
-  const SweepResults& r = rerun.loaded.results;
-  // The combo's values: its row when the run simulated it, else the grid's.
-  std::vector<double> values(r.param_names.size());
-  std::vector<std::string> names = r.param_names;
-  if (const auto row = find_combo_row(*r.rows, a.combo)) {
-    r.rows->read(*row, 1, nullptr, values.data(), nullptr);
-  } else {
-    const ParamGrid grid(rerun.config.strategy.params);
-    if (a.combo >= grid.n_combos())
-      throw Error(ErrorCategory::config, "--combo " + std::to_string(a.combo) + ": the grid has only " +
-                                             std::to_string(grid.n_combos()) + " combos (ids 0.." +
-                                             std::to_string(grid.n_combos() - 1) + ")");
-    values.resize(grid.n_params());
-    grid.combo_values(a.combo, values.data());
-    names.clear();
-    for (const auto& p : grid.axes()) names.push_back(p.name);
-  }
-  std::map<std::string, double> params;
-  std::string described;
-  for (std::size_t p = 0; p < values.size(); ++p) {
-    params[names[p]] = values[p];
-    described += (described.empty() ? "" : ", ") + names[p] + "=" + number_text(values[p]);
-  }
+  const ComboParams combo = combo_params(rerun, a.combo);
+  const auto& params = combo.params;
+  const std::string& described = combo.described;
   SimulationOptions options;
   options.keep_equity = true;
+  options.keep_ledger = true;
   RunConfig config = rerun.config;
   if (!a.score_start.empty()) {
     parse_window_bound(a.score_start, "--score-start", config.simulation.score_start_bar,
@@ -85,7 +67,8 @@ void plot_equity(const PlotArgs& a) {
                             metric(Metric::sharpe) + ", total return " + metric(Metric::total_return) +
                             ", max drawdown " + metric(Metric::max_drawdown) + ", trades " +
                             metric(Metric::n_trades);
-  plot::write_equity_png(rerun.bars, sim, a.out, title);
+  const BacktestReport report = backtest_report(rerun.bars, sim, config.simulation.initial_capital);
+  plot::write_equity_png(rerun.bars, sim, report, a.out, title);
   std::printf("equity: %s (combo %llu: %s, bars [%zu, %zu))\n", a.out.c_str(),
               static_cast<unsigned long long>(a.combo), described.c_str(), sim.window.begin, sim.window.end);
 }

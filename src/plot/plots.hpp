@@ -6,6 +6,7 @@
 
 #include <kbt/data/bar_data.hpp>
 #include <kbt/reference/simulator.hpp>
+#include <kbt/report/backtest_report.hpp>
 #include <kbt/output/results.hpp>
 
 #include <cstdint>
@@ -53,9 +54,12 @@ HeatmapGrid heatmap_grid(const SweepResults& results, const HeatmapRequest& requ
 void write_heatmap_png(const HeatmapGrid& grid, const std::string& out_path,
                        const std::string& title);
 
-// The equity curve and its drawdown (two panels) of one simulated combo; the
-// result must have been simulated with keep_equity.
-void write_equity_png(const BarData& bars, const SimulationResult& result, const std::string& out_path,
-                      const std::string& title);
+// One simulated combo in three panels: its equity beside buy-and-hold, the
+// price with the trades' entries and exits marked (one symbol: its close;
+// several: each close over its first in the window), and the drawdown. The
+// result must have been simulated with keep_equity and keep_ledger; `report`
+// is backtest_report of it.
+void write_equity_png(const BarData& bars, const SimulationResult& result, const BacktestReport& report,
+                      const std::string& out_path, const std::string& title);
 
 }  // namespace kbt::plot

@@ -113,7 +113,11 @@ class ReferenceSimulator {
       for (std::size_t t = 0; t < begin; ++t)
         for (std::size_t s = 0; s < n_sym_; ++s) carry_target(s, t);
 
-    if (opts_.keep_equity) result_.equity.reserve(end - begin);
+    if (opts_.keep_equity) {
+      result_.equity.reserve(end - begin);
+      result_.cash.reserve(end - begin);
+      result_.units.reserve((end - begin) * n_sym_);
+    }
     for (std::size_t t = begin; t < end; ++t) step(t, t + 1 == end);
     result_.metrics = acc_.finish_row();
     return std::move(result_);
@@ -151,7 +155,11 @@ class ReferenceSimulator {
     // 7. Equity at the close, into the metrics.
     const double equity = marked_equity();
     acc_.add_bar(equity, exposed);
-    if (opts_.keep_equity) result_.equity.push_back(equity);
+    if (opts_.keep_equity) {
+      result_.equity.push_back(equity);
+      result_.cash.push_back(cash_);
+      for (const SymbolState& st : state_) result_.units.push_back(st.units);
+    }
 
     // 8. End of the window: open positions are closed at the mark for the statistics.
     if (last_bar)

@@ -54,6 +54,8 @@ struct SimulationResult {
   double periods_per_year = 0;   // as given or inferred
   std::vector<Trade> trades;     // keep_ledger: in the order they closed
   std::vector<double> equity;    // keep_equity: equity at the close of each window bar
+  std::vector<double> cash;      // keep_equity: cash at the close of each window bar
+  std::vector<double> units;     // keep_equity: units held at each close, [bar * n_symbols + symbol]
 };
 
 // Simulates one strategy output on `bars` and reduces it to the 21 metrics.
