@@ -148,4 +148,13 @@ std::vector<std::uint64_t> sample_combos(const std::vector<std::uint64_t>& ids, 
   return out;
 }
 
+std::vector<bool> integer_params_of(const ParamGrid& grid, const std::vector<std::string>& names) {
+  std::vector<bool> out;
+  for (const auto& name : names) {
+    const int i = grid.index_of(name);
+    out.push_back(i >= 0 && grid.axis(static_cast<std::size_t>(i)).is_integer);
+  }
+  return out;
+}
+
 }  // namespace kbt

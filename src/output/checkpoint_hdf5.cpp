@@ -169,7 +169,7 @@ std::shared_ptr<Checkpoint> Checkpoint::create(const std::string& path, const Ch
     H5Id file(checked(H5Fcreate(temp.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), "file", path),
               H5Fclose);
     detail::create_row_datasets(
-        file, param_names, n, metrics,
+        file, param_names, integer_params_of(combos.grid(), param_names), n, metrics,
         [&](std::uint64_t first, std::uint64_t count, std::uint64_t* ids, double* params) {
           combos.read(first, count, ids, params);
         },

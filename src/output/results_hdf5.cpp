@@ -21,6 +21,7 @@
 #include <fstream>
 
 #include "config/number_text.hpp"
+#include "output/dataset_descriptions.hpp"
 #include "output/results_io.hpp"
 
 namespace kbt {
@@ -70,7 +71,7 @@ void write_results_hdf5(AtomicOutput& out, const SweepResults& results, const st
               H5Fclose);
     const ResultRows& rows = *results.rows;
     detail::create_row_datasets(
-        file, results.param_names, rows.size(), rows.metric_mask(),
+        file, results.param_names, results.integer_params, rows.size(), rows.metric_mask(),
         [&](std::uint64_t first, std::uint64_t count, std::uint64_t* ids, double* params) {
           rows.read(first, count, ids, params, nullptr);
         },
@@ -102,6 +103,7 @@ void write_verification_hdf5(const std::string& in_path, const std::string& out_
     // The old group's space is not reclaimed (HDF5 never shrinks a file); its
     // size is small next to the sweep's datasets.
     detail::write_verify_group(file, verification, out_path);
+    detail::describe_results_datasets(file, out_path);
     detail::check_write(H5Fflush(file, H5F_SCOPE_GLOBAL), "file", out_path);
     detail::check_write(file.close(), "file", out_path);
   }

@@ -2,12 +2,15 @@
 
 #include "output/results_io.hpp"
 
+#include "output/dataset_descriptions.hpp"
+
 #include <kbt/validation/validation.hpp>
 
 #include <kbt/core/error.hpp>
 #include <kbt/core/version.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace kbt::detail {
@@ -39,8 +42,11 @@ constexpr std::uint64_t kBlockRows = 65536;
 }  // namespace
 
 H5Id make_group(hid_t parent, const std::string& name, const std::string& path) {
-  return H5Id(checked_create(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "group " + name,
-                             path),
+  // Members listed in the order written (h5py, h5ls --sort-by=creation_order):
+  // metrics in docs/metrics.md order, params in declaration order.
+  H5Id gcpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose);
+  H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+  return H5Id(checked_create(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, gcpl, H5P_DEFAULT), "group " + name, path),
               H5Gclose);
 }
 
@@ -153,6 +159,54 @@ void write_small_1d(hid_t parent, const std::string& name, hid_t mem_type, const
   if (n > 0) check_write(H5Dwrite(set, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), "dataset " + name, path);
 }
 
+std::vector<std::int64_t> whole_numbers(const double* values, std::size_t n, const std::string& what,
+                                        const std::string& path) {
+  std::vector<std::int64_t> out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    // |v| < 2^63 and no fraction: the int64 holds it exactly.
+    if (!(std::abs(values[i]) < 9.2e18) || std::trunc(values[i]) != values[i])
+      throw Error(ErrorCategory::internal, path + ": " + what + " holds " + std::to_string(values[i]) +
+                                               ", not a whole number");
+    out[i] = static_cast<std::int64_t>(values[i]);
+  }
+  return out;
+}
+
+void write_metric_column(hid_t parent, std::size_t m, const std::vector<double>& values, const std::string& path) {
+  const char* name = metric_names()[m];
+  if (metric_is_count(static_cast<int>(m))) {
+    const auto whole = whole_numbers(values.data(), values.size(), name, path);
+    write_small_1d(parent, name, H5T_NATIVE_INT64, whole.data(), whole.size(), path);
+  } else {
+    write_small_1d(parent, name, H5T_NATIVE_DOUBLE, values.data(), values.size(), path);
+  }
+}
+
+void write_param_column(hid_t parent, const std::string& name, const std::vector<double>& values, bool integer,
+                        const std::string& path) {
+  if (integer) {
+    const auto whole = whole_numbers(values.data(), values.size(), name, path);
+    write_small_1d(parent, name, H5T_NATIVE_INT64, whole.data(), whole.size(), path);
+  } else {
+    write_small_1d(parent, name, H5T_NATIVE_DOUBLE, values.data(), values.size(), path);
+  }
+}
+
+std::vector<bool> integer_params_of_file(hid_t obj, const std::vector<std::string>& names) {
+  std::vector<bool> out;
+  for (const auto& name : names) {
+    const std::string at = "/params/" + name;
+    bool integer = false;
+    if (H5Lexists(obj, "/params", H5P_DEFAULT) > 0 && H5Lexists(obj, at.c_str(), H5P_DEFAULT) > 0) {
+      H5Id set(H5Dopen2(obj, at.c_str(), H5P_DEFAULT), H5Dclose);
+      H5Id type(set < 0 ? -1 : H5Dget_type(set), H5Tclose);
+      integer = type >= 0 && H5Tget_class(type) == H5T_INTEGER;
+    }
+    out.push_back(integer);
+  }
+  return out;
+}
+
 namespace {
 
 // The 1-D dataset `name` and its dataspace; its length into `n`.
@@ -214,10 +268,12 @@ void create_row_dataset(hid_t parent, const std::string& name, hid_t file_type, 
 
 }  // namespace
 
-void create_row_datasets(hid_t file, const std::vector<std::string>& param_names, std::uint64_t n, MetricMask mask,
+void create_row_datasets(hid_t file, const std::vector<std::string>& param_names,
+                         const std::vector<bool>& integer_params, std::uint64_t n, MetricMask mask,
                          const std::function<void(std::uint64_t, std::uint64_t, std::uint64_t*, double*)>& fill,
                          const std::string& path) {
   const std::size_t np = param_names.size();
+  const auto is_integer = [&](std::size_t p) { return p < integer_params.size() && integer_params[p]; };
   create_row_dataset(file, "combo_id", H5T_STD_U64LE, n, path);
   {
     H5Id g = make_group(file, "params", path);
@@ -225,13 +281,16 @@ void create_row_datasets(hid_t file, const std::vector<std::string>& param_names
     std::string order;
     for (const auto& name : param_names) order += (order.empty() ? "" : ",") + name;
     write_string(g, "order", order, path, true);
-    for (const auto& name : param_names) create_row_dataset(g, name, H5T_IEEE_F64LE, n, path);
+    for (std::size_t p = 0; p < np; ++p)
+      create_row_dataset(g, param_names[p], is_integer(p) ? H5T_STD_I64LE : H5T_IEEE_F64LE, n, path);
   }
   {
     H5Id g = make_group(file, "metrics", path);
     std::string computed;
-    for (const auto& name : metric_names_of(mask)) {
-      create_row_dataset(g, name, H5T_IEEE_F64LE, n, path);
+    for (std::size_t m = 0; m < n_metrics; ++m) {
+      if (!has_metric(mask, static_cast<int>(m))) continue;
+      const std::string name = metric_names()[m];
+      create_row_dataset(g, name, metric_is_count(static_cast<int>(m)) ? H5T_STD_I64LE : H5T_IEEE_F64LE, n, path);
       computed += (computed.empty() ? "" : ",") + name;
     }
     write_string(g, "computed", computed, path, true);
@@ -247,7 +306,13 @@ void create_row_datasets(hid_t file, const std::vector<std::string>& param_names
     transfer_rows(file, "combo_id", H5T_NATIVE_UINT64, first, count, ids.data(), true, path);
     for (std::size_t p = 0; p < np; ++p) {
       for (std::size_t i = 0; i < count; ++i) column[i] = params[i * np + p];
-      transfer_rows(file, "params/" + param_names[p], H5T_NATIVE_DOUBLE, first, count, column.data(), true, path);
+      const std::string name = "params/" + param_names[p];
+      if (is_integer(p)) {
+        auto whole = whole_numbers(column.data(), column.size(), "/" + name, path);
+        transfer_rows(file, name, H5T_NATIVE_INT64, first, count, whole.data(), true, path);
+      } else {
+        transfer_rows(file, name, H5T_NATIVE_DOUBLE, first, count, column.data(), true, path);
+      }
     }
   }
 }
@@ -258,8 +323,13 @@ void write_metric_rows(hid_t file, std::uint64_t first, std::uint64_t count, con
   for (std::size_t m = 0; m < n_metrics; ++m) {
     if (!has_metric(mask, static_cast<int>(m))) continue;
     for (std::size_t i = 0; i < count; ++i) column[i] = metrics[i * n_metrics + m];
-    transfer_rows(file, std::string("metrics/") + metric_names()[m], H5T_NATIVE_DOUBLE, first, count, column.data(),
-                  true, path);
+    const std::string name = std::string("metrics/") + metric_names()[m];
+    if (metric_is_count(static_cast<int>(m))) {
+      auto whole = whole_numbers(column.data(), column.size(), "/" + name, path);
+      transfer_rows(file, name, H5T_NATIVE_INT64, first, count, whole.data(), true, path);
+    } else {
+      transfer_rows(file, name, H5T_NATIVE_DOUBLE, first, count, column.data(), true, path);
+    }
   }
 }
 
@@ -335,11 +405,15 @@ std::vector<double> column_of(const std::vector<double>& m, std::size_t stride, 
 void write_table_columns(hid_t g, const std::vector<std::string>& param_names, const std::vector<double>& params,
                          const std::vector<double>& metrics, std::size_t n, const std::string& path) {
   H5Id gm = make_group(g, "metrics", path);
-  for (std::size_t m = 0; m < n_metrics; ++m)
-    write_small_1d(gm, metric_names()[m], H5T_NATIVE_DOUBLE, column_of(metrics, n_metrics, m).data(), n, path);
+  for (std::size_t m = 0; m < n_metrics; ++m) {
+    const auto column = column_of(metrics, n_metrics, m);
+    if (column.size() != n) throw Error(ErrorCategory::internal, path + ": metric table of the wrong length");
+    write_metric_column(gm, m, column, path);
+  }
   H5Id gp = make_group(g, "params", path);
+  const std::vector<bool> integer = integer_params_of_file(g, param_names);
   for (std::size_t p = 0; p < param_names.size(); ++p)
-    write_small_1d(gp, param_names[p], H5T_NATIVE_DOUBLE, column_of(params, param_names.size(), p).data(), n, path);
+    write_param_column(gp, param_names[p], column_of(params, param_names.size(), p), integer[p], path);
 }
 
 }  // namespace
@@ -404,6 +478,7 @@ void write_final_groups(hid_t file, const SweepResults& results, const RunProfil
     check_write(H5Ldelete(file, "validation", H5P_DEFAULT), "(delete) group /validation", path);
   if (has_attribute(file, "kbt_version")) check_write(H5Adelete(file, "kbt_version"), "attribute kbt_version", path);
   write_string(file, "kbt_version", version_string, path, true);
+  describe_results_datasets(file, path);
   check_write(H5Fflush(file, H5F_SCOPE_GLOBAL), "file", path);
   set_number_attribute(file, "complete", 1.0, path);  // last
 }

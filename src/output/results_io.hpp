@@ -53,11 +53,26 @@ std::vector<T> read_small_1d(hid_t file, const std::string& name, hid_t mem_type
 void transfer_rows(hid_t file, const std::string& name, hid_t mem_type, std::uint64_t first, std::uint64_t count,
                    void* buffer, bool write, const std::string& path);
 
+// Counts (metric_is_count) and integer params are int64 in the file, every
+// other value float64; readers read all of them as double (HDF5 converts).
+// `values` as int64, kbt::Error(internal) naming `what` when one is not a
+// whole number (that would lose it).
+std::vector<std::int64_t> whole_numbers(const double* values, std::size_t n, const std::string& what,
+                                        const std::string& path);
+// A small column of metric `m` / of a param, typed as above.
+void write_metric_column(hid_t parent, std::size_t m, const std::vector<double>& values, const std::string& path);
+void write_param_column(hid_t parent, const std::string& name, const std::vector<double>& values, bool integer,
+                        const std::string& path);
+// Per name, whether /params/<name> of the file holding `obj` is int64.
+std::vector<bool> integer_params_of_file(hid_t obj, const std::vector<std::string>& names);
+
 // Creates the row datasets for `n` rows and writes their combo ids and params,
 // `block` rows at a time from fill(first, count, ids, params); /metrics/<name>
 // (the metrics of `mask`; group attribute `computed` lists them) are allocated
-// and left for the sweep to write.
-void create_row_datasets(hid_t file, const std::vector<std::string>& param_names, std::uint64_t n, MetricMask mask,
+// and left for the sweep to write. `integer_params` (per param, or empty for
+// none) marks the params stored as int64.
+void create_row_datasets(hid_t file, const std::vector<std::string>& param_names,
+                         const std::vector<bool>& integer_params, std::uint64_t n, MetricMask mask,
                          const std::function<void(std::uint64_t first, std::uint64_t count, std::uint64_t* ids,
                                                   double* params)>& fill,
                          const std::string& path);

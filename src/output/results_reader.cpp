@@ -146,6 +146,7 @@ LoadedResults read_results_hdf5(const std::string& path) {
   LoadedResults loaded;
   SweepResults& r = loaded.results;
   r.param_names = detail::read_param_names(file, path);
+  r.integer_params = detail::integer_params_of_file(file, r.param_names);
   const hid_t id = file.get();
   // The rows keep the file open.
   auto rows = std::make_shared<detail::FileRows>(id, path, std::make_shared<H5Id>(std::move(file)));

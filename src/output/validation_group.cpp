@@ -41,9 +41,24 @@ const std::pair<const char*, std::vector<double> PboResult::*> pbo_columns[] = {
     {"pbo_logits", &PboResult::logits}, {"pbo_is_sharpe", &PboResult::is_sharpe},
     {"pbo_oos_sharpe", &PboResult::oos_sharpe}};
 
-void write_metric_table(hid_t parent, const std::string& name, const std::vector<double>& table, const std::string& path) {
+// Counts as int64 (write_metric_column); a table with NaN placeholders (a fold
+// that chose nothing) keeps float64 throughout instead (`typed` false).
+void write_metric_table(hid_t parent, const std::string& name, const std::vector<double>& table, const std::string& path,
+                        bool typed = true) {
   H5Id g = make_group(parent, name, path);
-  for (std::size_t m = 0; m < n_metrics; ++m) write_doubles(g, metric_names()[m], column(table, n_metrics, m), path);
+  for (std::size_t m = 0; m < n_metrics; ++m) {
+    if (typed) write_metric_column(g, m, column(table, n_metrics, m), path);
+    else write_doubles(g, metric_names()[m], column(table, n_metrics, m), path);
+  }
+}
+
+// A [n][params] table as one column per param, integer params as int64 (as in /params).
+void write_param_table(hid_t parent, const std::string& name, const std::vector<std::string>& param_names,
+                       const std::vector<double>& table, const std::string& path) {
+  H5Id g = make_group(parent, name, path);
+  const std::vector<bool> integer = integer_params_of_file(g, param_names);
+  for (std::size_t p = 0; p < param_names.size(); ++p)
+    write_param_column(g, param_names[p], column(table, param_names.size(), p), integer[p], path);
 }
 
 // /validation/walk_forward: per fold its windows and choice (and its top-K
@@ -71,17 +86,17 @@ void write_walk_forward(hid_t parent, const WalkForwardResults& wf, const std::v
                                 {"train_end", &train_end}, {"test_begin", &test_begin}, {"test_end", &test_end},
                                 {"chosen_row", &chosen_row}, {"chosen_combo_id", &chosen_id}})
     write_u64s(g, name, *v, path);
+  // Folds that chose nothing hold NaN: these three tables stay float64.
   {
     H5Id gp = make_group(g, "chosen_params", path);
     for (std::size_t p = 0; p < np; ++p) write_doubles(gp, param_names[p], column(chosen_params, np, p), path);
   }
-  write_metric_table(g, "train_metrics", train_metrics, path);
-  write_metric_table(g, "test_metrics", test_metrics, path);
+  write_metric_table(g, "train_metrics", train_metrics, path, false);
+  write_metric_table(g, "test_metrics", test_metrics, path, false);
   write_doubles(g, "rank_correlation", correlation, path);
   {
     H5Id gs = make_group(g, "stitched_metrics", path);
-    for (std::size_t m = 0; m < wf.stitched_metrics.size(); ++m)
-      write_doubles(gs, metric_names()[m], {wf.stitched_metrics[m]}, path);
+    for (std::size_t m = 0; m < wf.stitched_metrics.size(); ++m) write_metric_column(gs, m, {wf.stitched_metrics[m]}, path);
   }
   write_doubles(g, "stitched_equity", wf.stitched_equity, path);
   write_number_attribute(g, "stitched_begin", static_cast<double>(wf.stitched.begin), path);
@@ -108,11 +123,7 @@ void write_validation_group(hid_t file, const ValidationResults& v, const std::s
   const std::size_t k = v.n(), p = v.n_periods();
   write_u64s(g, "row", v.rows, path);
   write_u64s(g, "combo_id", v.combo_ids, path);
-  {
-    H5Id gp = make_group(g, "params", path);
-    for (std::size_t q = 0; q < v.param_names.size(); ++q)
-      write_doubles(gp, v.param_names[q], column(v.params, v.param_names.size(), q), path);
-  }
+  write_param_table(g, "params", v.param_names, v.params, path);
   write_metric_table(g, "metrics", v.metrics, path);
   for (const auto& [name, member] : candidate_columns) write_doubles(g, name, v.*member, path);
   write_small_1d(g, "period_start_ns", H5T_NATIVE_INT64, v.period_start_ns.data(), p, path);

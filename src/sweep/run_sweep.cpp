@@ -115,6 +115,7 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
 
   SweepResults& r = outcome.results;
   r.param_names = sweep.param_names;
+  r.integer_params = integer_params_of(sweep.combos.grid(), sweep.param_names);
   r.objective_metric = config.sweep.objective.metric;
   r.maximize = config.sweep.objective.maximize;
   // Rows in memory: refused up front when they would not fit (with a

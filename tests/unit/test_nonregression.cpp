@@ -53,7 +53,14 @@ std::map<std::string, std::uint64_t> dataset_digests(const std::string& path) {
     const hid_t obj = H5Oopen(root, name, H5P_DEFAULT);
     if (obj < 0) return -1;
     if (H5Iget_type(obj) == H5I_DATASET) {
-      const hid_t type = H5Dget_type(obj), space = H5Dget_space(obj);
+      const hid_t stored = H5Dget_type(obj), space = H5Dget_space(obj);
+      // Values, not their storage: floats and signed integers (the counts and
+      // integer params, float64 in files before they became int64) are
+      // digested as doubles; other types as stored.
+      const H5T_class_t cls = H5Tget_class(stored);
+      const bool as_double = cls == H5T_FLOAT || (cls == H5T_INTEGER && H5Tget_sign(stored) == H5T_SGN_2);
+      const hid_t type = as_double ? H5Tcopy(H5T_NATIVE_DOUBLE) : H5Tcopy(stored);
+      H5Tclose(stored);
       const hssize_t n = H5Sget_simple_extent_npoints(space);
       std::string bytes(static_cast<std::size_t>(n) * H5Tget_size(type), '\0');
       if (n > 0 && H5Dread(obj, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data()) < 0) bytes = "<read failed>";

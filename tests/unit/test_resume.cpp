@@ -279,7 +279,7 @@ TEST(ResumeCheckpoint, CreationNeverOverwritesAnotherCheckpoint) {
   id.n_combos = 3;
   const std::string path = (dir / "r.h5.partial.h5").string();
   auto first = kbt::Checkpoint::create(path, id, {"a"}, combos, kbt::all_metrics_mask, "r.h5", "kbt run first --resume");
-  const std::vector<double> rows(2 * kbt::n_metrics, 0.5);
+  const std::vector<double> rows(2 * kbt::n_metrics, 2.0);  // whole: counts are stored as int64
   first->commit(0, 2, rows.data());
   try {
     kbt::Checkpoint::create(path, id, {"a"}, combos, kbt::all_metrics_mask, "r.h5", "kbt run second --resume");

@@ -102,6 +102,9 @@ TEST_F(VerifyCli, VerifyGroupSchemaReadByH5dump) {
     const std::string type = m[1].str();
     if (name == "mismatch" || name == "rank_moved") EXPECT_EQ(type, "H5T_STD_U8LE") << name;
     else if (name == "combo_id" || name == "row" || name.rfind("rank_", 0) == 0) EXPECT_EQ(type, "H5T_STD_U64LE") << name;
+    // Counts and integer params (fast, slow) are int64 (docs/results.md "Types").
+    else if (name == "n_trades" || name == "max_drawdown_duration" || name == "fast" || name == "slow")
+      EXPECT_EQ(type, "H5T_STD_I64LE") << name;
     else EXPECT_EQ(type, "H5T_IEEE_F64LE") << name;
   }
   for (const char* attr : {"window", "objective", "direction", "window_begin", "window_end", "same_window"})

@@ -45,6 +45,10 @@ class ParamGrid {
   std::uint64_t n_combos_ = 1;
 };
 
+// Per name, whether the grid's param of that name has only integer values
+// (ParamSpec::is_integer); false for a name the grid does not have.
+std::vector<bool> integer_params_of(const ParamGrid& grid, const std::vector<std::string>& names);
+
 // Product of the axis sizes, or nullopt when it does not fit in 64 bits.
 std::optional<std::uint64_t> checked_combo_count(const std::vector<ParamSpec>& params);
 

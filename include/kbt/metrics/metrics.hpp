@@ -64,6 +64,16 @@ bool metric_higher_is_better(int index);
 // "max" or "min": the natural direction by name.
 const char* natural_direction(int index);
 
+// One line on what metric `index` measures, and its unit ("fraction",
+// "bars", "count", "currency", "1" for a ratio): the description and unit
+// attributes of the results file's metric datasets (docs/results.md).
+const char* metric_description(int index);
+const char* metric_unit(int index);
+
+// Whether metric `index` counts something (n_trades, max_drawdown_duration):
+// always a whole number, stored as int64 in results files.
+bool metric_is_count(int index);
+
 // "unknown metric 'x'; did you mean 'y'? (metrics: total_return, ...)".
 std::string unknown_metric_message(const std::string& name);
 

@@ -19,6 +19,9 @@ struct ValidationResults;  // kbt/validation/validation.hpp
 
 struct SweepResults {
   std::vector<std::string> param_names;
+  // Per param, whether every value of its axis is an integer (ParamSpec::is_integer):
+  // stored as int64 in results files. Empty: none is.
+  std::vector<bool> integer_params;
   std::string objective_metric;
   bool maximize = true;
   // Every row, one per simulated combo: in memory, in the run's checkpoint,
