@@ -26,6 +26,7 @@ set(KBT_HEADERS
   kbt/data/data_io.hpp
   kbt/data/external_data.hpp
   kbt/data/time_format.hpp
+  kbt/data/time_zone.hpp
   kbt/kernels/detail/fold_inputs.hpp
   kbt/kernels/detail/fold_task.hpp
   kbt/kernels/detail/per_bar_fold.hpp

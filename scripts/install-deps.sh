@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
-  libhdf5-dev hdf5-tools libyaml-cpp-dev libcli11-dev libcsv-dev
+  libhdf5-dev hdf5-tools libyaml-cpp-dev libcli11-dev libcsv-dev libhowardhinnant-date-dev tzdata
   libgtest-dev libgmock-dev libbenchmark-dev
   gnuplot-nox
   clang libclang-rt-dev   # scripts/fuzz.sh: libFuzzer, ASan, UBSan runtimes

@@ -19,6 +19,7 @@
 #include <kbt/data/data_io.hpp>
 #include <kbt/data/external_data.hpp>
 #include <kbt/data/time_format.hpp>
+#include <kbt/data/time_zone.hpp>
 
 #include <kbt/lang/ast.hpp>
 #include <kbt/lang/compiler.hpp>

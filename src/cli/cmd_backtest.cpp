@@ -37,7 +37,6 @@ void write_csv(const std::string& path, WriteBody&& body) {
   {
     std::ofstream f(out.temp_path());
     if (!f) throw Error(ErrorCategory::io, "cannot write '" + path + "'");
-    f.precision(17);
     body(f);
     if (!f.flush()) throw Error(ErrorCategory::io, "cannot write '" + path + "'");
   }
@@ -180,9 +179,10 @@ void write_trades_csv(const std::string& path, const BarData& bars, const Simula
     for (const auto& t : r.trades) {
       f << bars.symbols[t.symbol] << ',' << (t.side > 0 ? "long" : "short") << ','
         << format_iso8601_utc(bars.timestamps[t.entry_bar]) << ',' << format_iso8601_utc(bars.timestamps[t.exit_bar])
-        << ',' << t.entry_bar << ',' << t.exit_bar << ',' << t.entry_price << ',' << t.exit_price << ',' << t.units
-        << ',' << t.pnl << ',' << t.trade_return << ',' << t.fees << ',' << t.funding << ',' << t.borrow << ','
-        << to_string(t.exit_reason) << '\n';
+        << ',' << t.entry_bar << ',' << t.exit_bar;
+      for (double v : {t.entry_price, t.exit_price, t.units, t.pnl, t.trade_return, t.fees, t.funding, t.borrow})
+        f << ',' << detail::format_number(v);
+      f << ',' << to_string(t.exit_reason) << '\n';
     }
   });
 }

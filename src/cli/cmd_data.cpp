@@ -65,7 +65,7 @@ void print_written(const std::string& path, const MarketData& data) {
 struct ImportArgs {
   std::string out;
   std::vector<std::string> symbols, csvs, funding, exo, venues, map;
-  std::string delimiter, header = "auto";
+  std::string delimiter, header = "auto", timezone;
   bool decimal_comma = false;
 };
 
@@ -105,6 +105,8 @@ void add_import(CLI::App& data) {
                   "field delimiter: one character or tab, comma, semicolon, pipe (default: detected per file)");
   cmd->add_option("--header", args->header, "auto (detected per file), yes or no")->capture_default_str();
   cmd->add_flag("--decimal-comma", args->decimal_comma, "numbers are written 1.000,5 (',' is the decimal mark)");
+  cmd->add_option("--timezone", args->timezone,
+                  "IANA zone of times written without Z or an offset (America/New_York); default UTC");
   cmd->footer(
       "One CSV per symbol. The header line is optional; column names are case-insensitive:\n"
       "time|timestamp|date|datetime (or an unnamed first column), open, high, low, close,\n"
@@ -141,6 +143,7 @@ void add_import(CLI::App& data) {
     if (!args->delimiter.empty()) options.dialect.delimiter = parse_csv_delimiter(args->delimiter, "--delimiter");
     options.dialect.header = parse_csv_header(args->header, "--header");
     options.dialect.decimal_comma = args->decimal_comma;
+    options.timezone = args->timezone;
     CsvImportNotes notes;
     const MarketData data = import_csv_raw(options, &notes);
     write_bars_hdf5(data.bars, data.exo, args->out);

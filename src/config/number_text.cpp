@@ -1,6 +1,7 @@
 #include "config/number_text.hpp"
 
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -95,11 +96,11 @@ std::string format_number(double value) {
     std::snprintf(buf, sizeof buf, "%.0f", value);
     return buf;
   }
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof buf, "%.*g", precision, value);
-    if (std::strtod(buf, nullptr) == value) break;
-  }
-  return buf;
+  // The shortest text that reads back as `value` (std::to_chars without a
+  // precision: locale-independent, one call, no trial printing).
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
+  if (ec != std::errc()) return "nan";  // cannot happen: 40 bytes hold any double
+  return std::string(buf, end);
 }
 
 std::string format_count(std::uint64_t value) {

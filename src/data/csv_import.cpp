@@ -3,10 +3,12 @@
 
 #include <kbt/data/data_io.hpp>
 #include <kbt/core/error.hpp>
+#include <kbt/data/time_zone.hpp>
 
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <memory>
 #include <set>
 
 #include "data/csv_table.hpp"
@@ -48,13 +50,19 @@ void check_width(const detail::CsvTable& t, const detail::CsvRow& row, std::size
              "expected " + std::to_string(width) + " fields, found " + std::to_string(row.fields.size()));
 }
 
-std::int64_t parse_row_time(const detail::CsvTable& t, const detail::CsvRow& row, std::size_t col) {
-  auto ns = parse_timestamp_ns(row.fields[col]);
-  if (!ns)
+// A row's time in UTC: wall-clock times are placed in `zone` when one is given.
+std::int64_t parse_row_time(const detail::CsvTable& t, const detail::CsvRow& row, std::size_t col,
+                            const TimeZone* zone) {
+  const auto parsed = parse_timestamp(row.fields[col]);
+  if (!parsed)
     fail_csv(t.path, row.line,
              "cannot parse time '" + row.fields[col] +
                  "' (expected ISO-8601 such as 2021-03-04 or 2021-03-04T05:06:07Z, or an epoch number)");
-  return *ns;
+  if (!zone || !parsed->wall_clock) return parsed->ns;
+  std::string why;
+  const auto utc = zone->to_utc(parsed->ns, why);
+  if (!utc) fail_csv(t.path, row.line, "local time '" + row.fields[col] + "' " + why);
+  return *utc;
 }
 
 void check_after_previous(const detail::CsvTable& t, const std::vector<std::int64_t>& times,
@@ -154,7 +162,7 @@ ColumnLayout column_layout(const detail::CsvTable& t, const std::map<std::string
 }
 
 SymbolBars read_ohlcv(const std::string& symbol, const std::string& path, const CsvImportOptions& options,
-                      CsvImportNotes* notes) {
+                      const TimeZone* zone, CsvImportNotes* notes) {
   const detail::CsvTable t = detail::read_csv_table(path, options.dialect);
   const ColumnLayout layout = column_layout(t, options.columns);
   SymbolBars out;
@@ -172,7 +180,7 @@ SymbolBars read_ohlcv(const std::string& symbol, const std::string& path, const 
   for (const auto& name : required_bar_columns()) out.columns[name].reserve(t.rows.size());
   for (const auto& row : t.rows) {
     check_width(t, row, layout.width);
-    const std::int64_t ns = parse_row_time(t, row, layout.time);
+    const std::int64_t ns = parse_row_time(t, row, layout.time, zone);
     check_after_previous(t, out.times, out.lines, ns, row.line);
     out.times.push_back(ns);
     out.lines.push_back(row.line);
@@ -192,7 +200,8 @@ struct TimeValue {
   std::string path;
 };
 
-TimeValue read_time_value(const std::string& path, const char* value_name, const CsvDialect& dialect) {
+TimeValue read_time_value(const std::string& path, const char* value_name, const CsvDialect& dialect,
+                          const TimeZone* zone) {
   const detail::CsvTable t = detail::read_csv_table(path, dialect);
   std::size_t tcol = 0;
   std::string vname = value_name;
@@ -208,7 +217,7 @@ TimeValue read_time_value(const std::string& path, const char* value_name, const
   out.path = path;
   for (const auto& row : t.rows) {
     check_width(t, row, 2);
-    const std::int64_t ns = parse_row_time(t, row, tcol);
+    const std::int64_t ns = parse_row_time(t, row, tcol, zone);
     check_after_previous(t, out.series.timestamps, out.lines, ns, row.line);
     out.series.timestamps.push_back(ns);
     out.series.values.push_back(parse_field(t, row, 1 - tcol, vname, dialect));
@@ -235,6 +244,8 @@ MarketData import_csv_raw(const CsvImportOptions& options, CsvImportNotes* notes
                   "import: --map " + name + "=" + spec + ": unknown column; expected time, open, high, low, close or volume");
     if (spec.empty()) throw Error(ErrorCategory::config, "import: --map " + name + "=: empty column");
   }
+  const std::unique_ptr<TimeZone> zone =
+      options.timezone.empty() ? nullptr : std::make_unique<TimeZone>(options.timezone, "--timezone");
   std::vector<SymbolBars> per_symbol;
   std::set<std::string> names;
   for (const auto& f : options.bars) {
@@ -242,7 +253,7 @@ MarketData import_csv_raw(const CsvImportOptions& options, CsvImportNotes* notes
     if (symbol.empty()) throw Error(ErrorCategory::config, "import: empty symbol name for '" + f.path + "'");
     if (!names.insert(symbol).second)
       throw Error(ErrorCategory::config, "import: symbol '" + symbol + "' given twice (name files with SYMBOL=path)");
-    per_symbol.push_back(read_ohlcv(symbol, f.path, options, notes));
+    per_symbol.push_back(read_ohlcv(symbol, f.path, options, zone.get(), notes));
   }
 
   MarketData data;
@@ -283,7 +294,7 @@ MarketData import_csv_raw(const CsvImportOptions& options, CsvImportNotes* notes
     for (const auto& [symbol, path] : options.funding) {
       const long s = bars.symbol_index(symbol);
       if (s < 0) throw Error(ErrorCategory::config, "import: --funding for '" + symbol + "', which is not imported");
-      const TimeValue tv = read_time_value(path, "rate", options.dialect);
+      const TimeValue tv = read_time_value(path, "rate", options.dialect, zone.get());
       for (std::size_t i = 0; i < tv.series.timestamps.size(); ++i) {
         auto it = std::lower_bound(bars.timestamps.begin(), bars.timestamps.end(), tv.series.timestamps[i]);
         if (it == bars.timestamps.end() || *it != tv.series.timestamps[i])
@@ -299,7 +310,7 @@ MarketData import_csv_raw(const CsvImportOptions& options, CsvImportNotes* notes
   for (const auto& [name, path] : options.exo) {
     if (name.empty() || name.find('/') != std::string::npos)
       throw Error(ErrorCategory::config, "import: invalid exo name '" + name + "'");
-    data.exo.emplace(name, read_time_value(path, "value", options.dialect).series);
+    data.exo.emplace(name, read_time_value(path, "value", options.dialect, zone.get()).series);
   }
   validate_market_data(bars, data.exo, "import");
   return data;

@@ -62,9 +62,10 @@ bool mul_add_overflows(std::int64_t a, std::int64_t mul, std::int64_t add, std::
   return __builtin_mul_overflow(a, mul, &out) || __builtin_add_overflow(out, add, &out);
 }
 
-}  // namespace
-
-std::optional<std::int64_t> parse_iso8601_ns(std::string_view s) {
+// The ISO-8601 grammar of parse_iso8601_ns; `zoned` tells whether the text
+// carried Z or an offset.
+std::optional<std::int64_t> parse_iso8601(std::string_view s, bool& zoned) {
+  zoned = false;
   std::size_t pos = 0;
   int year = 0, month = 0, day = 0;
   if (s.size() == 8) {  // basic format date: YYYYMMDD
@@ -114,8 +115,10 @@ std::optional<std::int64_t> parse_iso8601_ns(std::string_view s) {
       const char c = s[pos];
       if (c == 'Z' || c == 'z') {
         ++pos;
+        zoned = true;
       } else if (c == '+' || c == '-') {
         ++pos;
+        zoned = true;
         int oh = 0, om = 0;
         if (!read_digits(s, pos, 2, oh)) return std::nullopt;
         if (pos < s.size()) {  // +hh alone, or +hh:mm / +hhmm
@@ -134,6 +137,20 @@ std::optional<std::int64_t> parse_iso8601_ns(std::string_view s) {
   std::int64_t ns = 0;
   if (mul_add_overflows(secs, kNsPerSec, frac_ns, ns)) return std::nullopt;
   return ns;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> parse_iso8601_ns(std::string_view s) {
+  bool zoned = false;
+  return parse_iso8601(s, zoned);
+}
+
+std::optional<ParsedTimestamp> parse_timestamp(std::string_view text) {
+  bool zoned = false;
+  if (auto v = parse_iso8601(text, zoned)) return ParsedTimestamp{*v, !zoned};
+  if (auto v = parse_epoch_ns(text)) return ParsedTimestamp{*v, false};
+  return std::nullopt;
 }
 
 std::optional<std::int64_t> parse_epoch_ns(std::string_view s) {

@@ -106,6 +106,9 @@ struct CsvImportOptions {
   // the file's column name, or its 1-based position ("time=open_time",
   // "close=5"). Unmapped names are looked up as usual.
   std::map<std::string, std::string> columns;
+  // IANA time zone of the times written without Z or an offset (every file);
+  // empty: they are UTC. Epoch numbers and zoned times are UTC regardless.
+  std::string timezone;
 };
 
 // What import noticed but did not reject (ignored columns, absent volume).

@@ -36,6 +36,15 @@ std::optional<std::int64_t> parse_epoch_ns(std::string_view text);
 // date (20210304) are a date, not epoch seconds of 1970-1973.
 std::optional<std::int64_t> parse_timestamp_ns(std::string_view text);
 
+// parse_timestamp_ns that also says whether the time is a wall-clock time
+// (an ISO form without Z or an offset), which a time zone may then place
+// (kbt::TimeZone); epoch numbers and zoned ISO times are UTC.
+struct ParsedTimestamp {
+  std::int64_t ns = 0;  // UTC, or for a wall-clock time that time read as UTC
+  bool wall_clock = false;
+};
+std::optional<ParsedTimestamp> parse_timestamp(std::string_view text);
+
 // "2021-03-04T05:06:07Z"; fractional seconds are printed only when non-zero
 // (".5", ".000123" ... up to 9 digits, trailing zeros dropped).
 std::string format_iso8601_utc(std::int64_t ns);
