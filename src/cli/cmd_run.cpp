@@ -149,16 +149,7 @@ void run(const RunArgs& a) {
   if (verify) {
     VerifyRequest vr = verify_request_from_config(config);
     if (vr.threads == 0) vr.threads = a.threads;  // --threads bounds the whole run
-    const auto started = std::chrono::steady_clock::now();
-    if (progress.enabled())
-      vr.progress = [&progress, started](std::size_t done, std::size_t total) {
-        SweepProgress p;
-        p.done = done;
-        p.total = total;
-        p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        p.unit = "candidates";
-        progress.update("verification: " + format_progress_line(p), done >= total);
-      };
+    vr.progress = verification_progress(progress);
     for (const auto& [k, v] : outcome.profile.text)
       if (k == "precision") vr.sweep_precision = v;
     verification = verify_candidates(config, bars, outcome.results, vr);

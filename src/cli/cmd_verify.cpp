@@ -12,6 +12,7 @@
 #include <cstdio>
 
 #include "cli/commands.hpp"
+#include "cli/progress_printer.hpp"
 
 namespace kbt::cli {
 namespace {
@@ -24,6 +25,7 @@ struct VerifyArgs {
   int threads = 0;
   bool has_top_n = false, has_rank_threshold = false, has_min_trades = false, has_threads = false;
   std::size_t show = 10;
+  bool quiet = false;
 };
 
 void verify(const VerifyArgs& a) {
@@ -55,7 +57,10 @@ void verify(const VerifyArgs& a) {
   }
   if (request.top_n == 0) throw Error(ErrorCategory::config, "--top-n 0 verifies nothing");
 
+  ProgressPrinter progress(a.quiet);
+  request.progress = verification_progress(progress);
   const VerificationResults v = verify_candidates(config, bars, loaded.results, request);
+  progress.end_line();
   const std::string out = a.out.empty() ? a.results_path : a.out;
   write_verification_hdf5(a.results_path, out, v);
   std::fputs(format_verification_summary(v, a.show).c_str(), stdout);
@@ -78,6 +83,7 @@ void add_verify_command(CLI::App& app) {
   auto* min_trades = cmd->add_option("--min-trades", args.min_trades, "Eligibility of the verified ranking (default: the sweep's)");
   auto* rank_threshold = cmd->add_option("--rank-threshold", args.rank_threshold, "rank_moved threshold for fp32 sweeps (default 10)");
   cmd->add_option("--out,-o", args.out, "Write a copy with /verify here instead of updating RESULTS.h5");
+  cmd->add_flag("--quiet", args.quiet, "No progress on stderr");
   cmd->add_option("--rows,--show", args.show, "Rows of the summary table")->capture_default_str();
   cmd->footer("\nExamples:\n  kbt verify results/sma_cross.h5 --top-n 100\n  kbt verify results/sma_cross.h5 --objective ulcer_index -o /tmp/verified.h5");
   cmd->callback([=] {

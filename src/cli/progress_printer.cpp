@@ -2,6 +2,8 @@
 
 #include "cli/progress_printer.hpp"
 
+#include <kbt/sweep/progress.hpp>
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -45,6 +47,19 @@ void ProgressPrinter::end_line() {
   std::fputc('\n', stderr);
   std::fflush(stderr);
   open_line_ = false;
+}
+
+std::function<void(std::size_t, std::size_t)> verification_progress(ProgressPrinter& printer) {
+  if (!printer.enabled()) return {};
+  const auto started = std::chrono::steady_clock::now();
+  return [&printer, started](std::size_t done, std::size_t total) {
+    SweepProgress p;
+    p.done = done;
+    p.total = total;
+    p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    p.unit = "candidates";
+    printer.update("verification: " + format_progress_line(p), done >= total);
+  };
 }
 
 }  // namespace kbt::cli

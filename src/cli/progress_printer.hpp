@@ -5,6 +5,8 @@
 // and the last one when the stage ends after any was printed. Nothing with --quiet.
 
 #include <chrono>
+#include <cstddef>
+#include <functional>
 #include <string>
 
 namespace kbt::cli {
@@ -31,5 +33,10 @@ class ProgressPrinter {
   double log_interval_seconds_ = default_log_interval_seconds;
   Clock::time_point last_;
 };
+
+// The progress callback of the verification (kbt run, kbt verify):
+// "verification: <done>/<total> candidates ...", timed from this call. Empty
+// when `printer` is not enabled.
+std::function<void(std::size_t done, std::size_t total)> verification_progress(ProgressPrinter& printer);
 
 }  // namespace kbt::cli

@@ -89,4 +89,14 @@ TEST(CliUsage, ProgressLinesInALog) {
   const auto plain = kbt::test::run_kbt(run + "--out " + (s / "c.h5"));
   ASSERT_EQ(plain.exit_code, 0) << plain.output;
   EXPECT_EQ(plain.output.find("combos ("), std::string::npos) << "a short run leaves the log alone:\n" << plain.output;
+
+  // kbt verify reports its verification the same way.
+  const std::string verify = std::string(KBT_CLI_PATH) + " verify " + (s / "a.h5") + " --top-n 7 --out " + (s / "v.h5");
+  const auto verified = kbt::test::run_command("KBT_PROGRESS_SECONDS=0 " + verify);
+  ASSERT_EQ(verified.exit_code, 0) << verified.output;
+  EXPECT_EQ(count(verified.output, "kbt: verification: "), 7u) << verified.output;
+  EXPECT_NE(verified.output.find("kbt: verification: 7 / 7 candidates (100.0%), "), std::string::npos) << verified.output;
+  const auto silent = kbt::test::run_command("KBT_PROGRESS_SECONDS=0 " + verify + " --quiet");
+  ASSERT_EQ(silent.exit_code, 0) << silent.output;
+  EXPECT_EQ(silent.output.find("kbt: verification:"), std::string::npos) << silent.output;
 }
