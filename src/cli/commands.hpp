@@ -16,6 +16,7 @@ void add_data_command(CLI::App& app);
 void add_check_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
 void add_verify_command(CLI::App& app);
+void add_validate_command(CLI::App& app);
 void add_plot_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);
 

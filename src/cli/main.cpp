@@ -57,6 +57,7 @@ int run_cli(int argc, char* argv[]) {
   kbt::cli::add_check_command(app);
   kbt::cli::add_eval_command(app);
   kbt::cli::add_verify_command(app);
+  kbt::cli::add_validate_command(app);
   kbt::cli::add_plot_command(app);
   kbt::cli::add_calibrate_command(app);
 

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 
 #include "config/number_text.hpp"
@@ -88,8 +89,12 @@ void write_results_hdf5(AtomicOutput& out, const SweepResults& results, const st
   }
 }
 
-void write_verification_hdf5(const std::string& in_path, const std::string& out_path,
-                             const VerificationResults& verification) {
+namespace {
+
+// Copies the finished results file `in_path` to `out_path` (atomically; the
+// same path is fine) with one group rewritten by `rewrite(file)`.
+void copy_with_group(const std::string& in_path, const std::string& out_path,
+                     const std::function<void(hid_t file)>& rewrite) {
   read_results_hdf5(in_path);  // refuses what is not a finished results file
   ensure_parent_directory(out_path);
   AtomicOutput out(out_path);
@@ -102,12 +107,24 @@ void write_verification_hdf5(const std::string& in_path, const std::string& out_
               H5Fclose);
     // The old group's space is not reclaimed (HDF5 never shrinks a file); its
     // size is small next to the sweep's datasets.
-    detail::write_verify_group(file, verification, out_path);
+    rewrite(file);
     detail::describe_results_datasets(file, out_path);
     detail::check_write(H5Fflush(file, H5F_SCOPE_GLOBAL), "file", out_path);
     detail::check_write(file.close(), "file", out_path);
   }
   out.commit();
+}
+
+}  // namespace
+
+void write_verification_hdf5(const std::string& in_path, const std::string& out_path,
+                             const VerificationResults& verification) {
+  copy_with_group(in_path, out_path, [&](hid_t file) { detail::write_verify_group(file, verification, out_path); });
+}
+
+void write_validation_hdf5(const std::string& in_path, const std::string& out_path,
+                           const ValidationResults& validation) {
+  copy_with_group(in_path, out_path, [&](hid_t file) { detail::write_validation_group(file, validation, out_path); });
 }
 
 void write_top_k_csv(const std::string& path, const SweepResults& results) {

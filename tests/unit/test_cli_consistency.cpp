@@ -239,7 +239,7 @@ TEST(CliConsistency, OutAndRowsAreSpelledAlikeEverywhere) {
 // Every subcommand's --help ends with an example of itself.
 TEST(CliConsistency, EveryHelpHasAnExample) {
   for (const std::string sub : {"info", "run", "backtest", "show", "data import", "data synth", "data inspect",
-                                "check", "eval", "verify", "plot", "calibrate"}) {
+                                "check", "eval", "verify", "validate", "plot", "calibrate"}) {
     const auto r = kbt::test::run_kbt(sub + " --help");
     EXPECT_EQ(r.exit_code, 0) << sub;
     const auto at = r.output.find("Example");

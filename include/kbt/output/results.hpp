@@ -96,6 +96,10 @@ void write_results_hdf5(AtomicOutput& out, const SweepResults& results, const st
 void write_verification_hdf5(const std::string& in_path, const std::string& out_path,
                              const VerificationResults& verification);
 
+// The same with the /validation group replaced by `validation` (kbt validate).
+void write_validation_hdf5(const std::string& in_path, const std::string& out_path,
+                           const ValidationResults& validation);
+
 // Writes the top-K rows (rank, combo_id, params, metrics) as CSV, atomically;
 // or into `out.temp_path()`, not committed.
 void write_top_k_csv(const std::string& path, const SweepResults& results);
