@@ -7,6 +7,7 @@
 #include <kbt/config/config_loader.hpp>
 #include <kbt/config/param_grid.hpp>
 #include <kbt/output/results.hpp>
+#include <kbt/validation/validation.hpp>
 #include <kbt/verify/verify.hpp>
 
 #include <algorithm>
@@ -24,6 +25,7 @@ struct PlotArgs {
   std::string results_path, x, y, metric, agg = "best", out, score_start, score_end;
   std::uint64_t combo = 0;
   bool has_combo = false;
+  bool validation = false;
 };
 
 std::string number_text(double v) {
@@ -73,6 +75,41 @@ void plot_equity(const PlotArgs& a) {
               static_cast<unsigned long long>(a.combo), described.c_str(), sim.window.begin, sim.window.end);
 }
 
+// The validation pictures that the run's /validation supports, named
+// <prefix>_is_oos.png, <prefix>_pbo.png, <prefix>_walk_forward.png.
+void plot_validation(const PlotArgs& a) {
+  const LoadedResults loaded = read_results_hdf5(a.results_path);
+  if (!loaded.validation)
+    throw Error(ErrorCategory::config, a.results_path + " has no /validation: add a validation: section to the config "
+                                                        "and run again, or run kbt validate " + a.results_path);
+  const ValidationResults& v = *loaded.validation;
+  std::string prefix = a.out;
+  if (prefix.size() > 4 && prefix.compare(prefix.size() - 4, 4, ".png") == 0) prefix.resize(prefix.size() - 4);
+  const std::string name = a.results_path + ": ";
+  if (v.test || v.walk_forward) {
+    const std::string out = prefix + "_is_oos.png";
+    const std::size_t points = plot::write_is_oos_png(v, out, name + v.objective.metric + " in and out of sample");
+    std::printf("in vs out of sample: %s (%zu points)\n", out.c_str(), points);
+  }
+  if (v.pbo) {
+    const std::string out = prefix + "_pbo.png";
+    char pbo[32];
+    std::snprintf(pbo, sizeof pbo, "%.1f %%", 100 * v.pbo->pbo);
+    const std::size_t n = plot::write_pbo_logits_png(
+        v, out, name + "PBO " + pbo + " over " + std::to_string(v.pbo->splits) + " splits");
+    std::printf("PBO logits: %s (%zu splits)\n", out.c_str(), n);
+  } else {
+    std::printf("PBO: none (%s)\n", v.pbo_skipped.c_str());
+  }
+  if (v.walk_forward) {
+    const ResultsRerun rerun = open_results_for_rerun(a.results_path);  // the bar times
+    const std::string out = prefix + "_walk_forward.png";
+    const std::size_t folds =
+        plot::write_walk_forward_png(v, rerun.bars, out, name + "walk-forward, out of sample");
+    std::printf("walk-forward: %s (%zu folds)\n", out.c_str(), folds);
+  }
+}
+
 }  // namespace
 
 void add_plot_command(CLI::App& app) {
@@ -88,16 +125,24 @@ void add_plot_command(CLI::App& app) {
   auto* combo = cmd->add_option("--combo", args.combo, "Equity plot of this combo id (re-simulated)");
   cmd->add_option("--score-start", args.score_start, "Equity plot: window start (bar index or UTC timestamp)");
   cmd->add_option("--score-end", args.score_end, "Equity plot: window end, exclusive (bar index or UTC timestamp)");
+  auto* validation = cmd->add_flag("--validation", args.validation,
+                                   "The validation pictures: in vs out of sample, PBO logits, walk-forward "
+                                   "(-o is the prefix of their names)");
   x->needs(y);
   y->needs(x);
   combo->excludes(x);
   combo->excludes(y);
+  validation->excludes(x);
+  validation->excludes(combo);
   cmd->footer("\nExamples:\n  kbt plot results/sma_cross.h5 --x fast --y slow -o heatmap.png"
-              "\n  kbt plot results/sma_cross.h5 --combo 42 -o equity.png");
+              "\n  kbt plot results/sma_cross.h5 --combo 42 -o equity.png"
+              "\n  kbt plot results/sma_cross.h5 --validation -o pictures/sma   # sma_is_oos.png, sma_pbo.png, ...");
   cmd->callback([=] {
     if (combo->count() > 0) return plot_equity(args);
+    if (args.validation) return plot_validation(args);
     if (x->count() == 0)
-      throw Error(ErrorCategory::config, "kbt plot needs --x and --y (heatmap) or --combo ID (equity curve)");
+      throw Error(ErrorCategory::config,
+                  "kbt plot needs --x and --y (heatmap), --combo ID (equity curve) or --validation");
     plot_heatmap(args);
   });
 }

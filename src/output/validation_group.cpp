@@ -1,6 +1,8 @@
 // The /validation group of a results file (docs/results.md, docs/validation.md).
 
 #include <kbt/core/error.hpp>
+
+#include <cmath>
 #include <kbt/validation/validation.hpp>
 
 #include "output/results_io.hpp"
@@ -188,6 +190,56 @@ ScoringWindow read_window(hid_t g, const std::string& name, const std::string& p
 
 }  // namespace
 
+namespace {
+
+// /validation/walk_forward read back: per fold its windows and its choice
+// (one row: params, train metrics; test_metrics its test metrics), not the
+// fold's whole top-K; the stitched run, efficiency, stability, drift.
+WalkForwardResults read_walk_forward(hid_t parent, const std::vector<std::string>& param_names,
+                                     const std::string& where) {
+  H5Id g(H5Gopen2(parent, "walk_forward", H5P_DEFAULT), H5Gclose);
+  WalkForwardResults wf;
+  const auto u64 = [&](const char* name) { return read_small_1d<std::uint64_t>(g, name, H5T_NATIVE_UINT64, where); };
+  const auto train_begin = u64("train_begin"), train_end = u64("train_end"), test_begin = u64("test_begin"),
+             test_end = u64("test_end"), chosen_row = u64("chosen_row"), chosen_id = u64("chosen_combo_id");
+  const std::size_t folds = train_begin.size();
+  const auto train_metrics = read_metric_table(g, "train_metrics", folds, where);
+  const auto test_metrics = read_metric_table(g, "test_metrics", folds, where);
+  const auto correlation = read_doubles(g, "rank_correlation", where);
+  const std::size_t np = param_names.size();
+  std::vector<double> chosen_params(folds * np);
+  for (std::size_t p = 0; p < np; ++p) {
+    const auto col = read_doubles(g, "chosen_params/" + param_names[p], where);
+    for (std::size_t f = 0; f < folds && f < col.size(); ++f) chosen_params[f * np + p] = col[f];
+  }
+  for (std::size_t f = 0; f < folds; ++f) {
+    WalkForwardFold fold;
+    fold.train = ScoringWindow{train_begin[f], train_end[f]};
+    fold.test = ScoringWindow{test_begin[f], test_end[f]};
+    fold.rank_correlation = f < correlation.size() ? correlation[f] : 0.0 / 0.0;
+    fold.best.n_params = np;
+    // A fold that chose nothing holds NaN params (write_walk_forward).
+    const bool chose = np == 0 || !std::isnan(chosen_params[f * np]);
+    if (chose) {
+      fold.best.append(chosen_row[f], chosen_id[f], chosen_params.data() + f * np, train_metrics.data() + f * n_metrics);
+      fold.test_metrics.assign(test_metrics.begin() + static_cast<std::ptrdiff_t>(f * n_metrics),
+                               test_metrics.begin() + static_cast<std::ptrdiff_t>((f + 1) * n_metrics));
+    }
+    wf.folds.push_back(std::move(fold));
+  }
+  wf.stitched = ScoringWindow{static_cast<std::size_t>(read_number_attribute(g, "stitched_begin", where)),
+                              static_cast<std::size_t>(read_number_attribute(g, "stitched_end", where))};
+  wf.stitched_metrics = read_metric_table(g, "stitched_metrics", 1, where);
+  wf.stitched_equity = read_doubles(g, "stitched_equity", where);
+  wf.efficiency = read_number_attribute(g, "efficiency", where);
+  wf.stability = read_number_attribute(g, "stability", where);
+  wf.distinct_choices = static_cast<std::size_t>(read_number_attribute(g, "distinct_choices", where));
+  wf.param_drift = read_doubles(g, "param_drift", where);
+  return wf;
+}
+
+}  // namespace
+
 std::optional<ValidationResults> read_validation_group(hid_t file, const std::vector<std::string>& param_names,
                                                        const std::string& path) {
   if (H5Lexists(file, "validation", H5P_DEFAULT) <= 0) return std::nullopt;
@@ -226,6 +278,7 @@ std::optional<ValidationResults> read_validation_group(hid_t file, const std::ve
   v.n_trials = static_cast<std::uint64_t>(read_number_attribute(g, "n_trials", where));
   for (const auto& [name, member] : numbers) v.*member = read_number_attribute(g, name, where);
   v.sharpe_variance_from = read_string_attribute(g, "sharpe_variance_from", where);
+  if (H5Lexists(g, "walk_forward", H5P_DEFAULT) > 0) v.walk_forward = read_walk_forward(g, param_names, where);
   if (has_attribute(g, "pbo")) {
     PboResult r;
     for (const auto& [name, member] : pbo_numbers) r.*member = read_number_attribute(g, name, where);

@@ -8,6 +8,7 @@
 #include <kbt/reference/simulator.hpp>
 #include <kbt/report/backtest_report.hpp>
 #include <kbt/output/results.hpp>
+#include <kbt/validation/validation.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -61,5 +62,17 @@ void write_heatmap_png(const HeatmapGrid& grid, const std::string& out_path,
 // is backtest_report of it.
 void write_equity_png(const BarData& bars, const SimulationResult& result, const BacktestReport& report,
                       const std::string& out_path, const std::string& title);
+
+// The validation stage's pictures (docs/validation.md "Pictures"); each returns
+// what it drew (points, logits, folds) and throws kbt::Error(config) when the
+// run has nothing of the kind (no out-of-sample window, no PBO, no walk-forward).
+// In-sample vs out-of-sample objective: every candidate on the holdout, or each
+// fold's choice on its test window.
+std::size_t write_is_oos_png(const ValidationResults& v, const std::string& out_path, const std::string& title);
+// Histogram of the PBO logits, the overfit side (logit <= 0) in red.
+std::size_t write_pbo_logits_png(const ValidationResults& v, const std::string& out_path, const std::string& title);
+// The stitched out-of-sample equity over time, a dashed line at each fold's test start.
+std::size_t write_walk_forward_png(const ValidationResults& v, const BarData& bars, const std::string& out_path,
+                                   const std::string& title);
 
 }  // namespace kbt::plot
