@@ -15,16 +15,6 @@ namespace {
 // Seconds since the epoch: gnuplot's time axis.
 double seconds(const BarData& bars, std::size_t bar) { return static_cast<double>(bars.timestamps[bar]) / 1e9; }
 
-std::ofstream open_data(const std::string& path) {
-  std::ofstream f(path);
-  f.precision(17);
-  return f;
-}
-
-void finish(std::ofstream& f, const std::string& path) {
-  if (!f.flush()) throw Error(ErrorCategory::io, "cannot write '" + path + "'");
-}
-
 }  // namespace
 
 void write_equity_png(const BarData& bars, const SimulationResult& result, const BacktestReport& report,
@@ -49,15 +39,15 @@ void write_equity_png(const BarData& bars, const SimulationResult& result, const
   detail::ScratchDirectory scratch;
   const std::string curve_path = scratch.file("equity.dat"), price_path = scratch.file("price.dat");
   {
-    std::ofstream f = open_data(curve_path);
+    std::ofstream f = detail::open_data(curve_path);
     for (std::size_t i = 0; i < n; ++i)
       f << seconds(bars, w.begin + i) << ' ' << result.equity[i] << ' ' << report.hold.equity[i] << ' '
         << 100.0 * report.drawdowns.drawdown[i] << '\n';
-    finish(f, curve_path);
+    detail::finish_data(f, curve_path);
   }
   std::size_t price_blocks = 0;  // one per symbol with a close in the window (gnuplot merges empty blocks)
   {
-    std::ofstream f = open_data(price_path);
+    std::ofstream f = detail::open_data(price_path);
     for (std::size_t s = 0; s < n_sym; ++s) {
       bool any = false;
       for (std::size_t t = w.begin; t < w.end; ++t)
@@ -67,7 +57,7 @@ void write_equity_png(const BarData& bars, const SimulationResult& result, const
         }
       if (any) f << "\n\n", ++price_blocks;
     }
-    finish(f, price_path);
+    detail::finish_data(f, price_path);
   }
   // Long entries, short entries and exits, each its own file: a marker kind
   // without trades is then an empty file, which gnuplot skips with a warning.
@@ -75,13 +65,13 @@ void write_equity_png(const BarData& bars, const SimulationResult& result, const
   std::string markers[3];
   for (int kind = 0; kind < 3; ++kind) {
     const std::string path = scratch.file(marker_names[kind]);
-    std::ofstream f = open_data(path);
+    std::ofstream f = detail::open_data(path);
     for (const Trade& t : result.trades) {
       if (kind == 0 && t.side > 0) f << seconds(bars, t.entry_bar) << ' ' << t.entry_price / base[t.symbol] << '\n';
       if (kind == 1 && t.side < 0) f << seconds(bars, t.entry_bar) << ' ' << t.entry_price / base[t.symbol] << '\n';
       if (kind == 2) f << seconds(bars, t.exit_bar) << ' ' << t.exit_price / base[t.symbol] << '\n';
     }
-    finish(f, path);
+    detail::finish_data(f, path);
     markers[kind] = detail::quote(path);
   }
   const std::string curve = detail::quote(curve_path), price = detail::quote(price_path);

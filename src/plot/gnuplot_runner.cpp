@@ -113,5 +113,15 @@ void run_gnuplot(const std::string& script_body, const std::string& out_path, co
   out.commit();
 }
 
+std::ofstream open_data(const std::string& path) {
+  std::ofstream f(path);
+  f.precision(17);
+  return f;
+}
+
+void finish_data(std::ofstream& f, const std::string& path) {
+  if (!f.flush()) throw Error(ErrorCategory::io, "cannot write '" + path + "'");
+}
+
 }  // namespace detail
 }  // namespace kbt::plot

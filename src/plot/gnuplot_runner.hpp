@@ -1,6 +1,7 @@
 #pragma once
 // Running gnuplot on a generated script (internal to src/plot).
 
+#include <fstream>
 #include <string>
 
 namespace kbt::plot::detail {
@@ -17,6 +18,11 @@ class ScratchDirectory {
  private:
   std::string path_;
 };
+
+// A data file for gnuplot, numbers written with 17 significant digits.
+std::ofstream open_data(const std::string& path);
+// Flushes it; kbt::Error(io) naming `path` when that fails (a full disk).
+void finish_data(std::ofstream& f, const std::string& path);
 
 // A gnuplot string literal: double-quoted, with \\, \" and \n escapes.
 std::string quote(const std::string& text);

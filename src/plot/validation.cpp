@@ -14,16 +14,6 @@
 namespace kbt::plot {
 namespace {
 
-std::ofstream open_data(const std::string& path) {
-  std::ofstream f(path);
-  f.precision(17);
-  return f;
-}
-
-void finish(std::ofstream& f, const std::string& path) {
-  if (!f.flush()) throw Error(ErrorCategory::io, "cannot write '" + path + "'");
-}
-
 std::string header(const std::string& title) {
   return "set title " + detail::quote(title) + " noenhanced\nset grid\nset key top left noenhanced\n";
 }
@@ -38,7 +28,7 @@ std::size_t write_is_oos_png(const ValidationResults& v, const std::string& out_
   std::size_t points = 0;
   std::string what;
   {
-    std::ofstream f = open_data(data_path);
+    std::ofstream f = detail::open_data(data_path);
     const auto point = [&](double is, double oos) {
       if (std::isfinite(is) && std::isfinite(oos)) f << is << ' ' << oos << '\n', ++points;
     };
@@ -52,7 +42,7 @@ std::size_t write_is_oos_png(const ValidationResults& v, const std::string& out_
     } else {
       throw Error(ErrorCategory::config, "the run has no out-of-sample window (validation.holdout or walk_forward)");
     }
-    finish(f, data_path);
+    detail::finish_data(f, data_path);
   }
   if (points == 0) throw Error(ErrorCategory::config, "no candidate has a finite " + v.objective.metric + " on both windows");
   const std::string data = detail::quote(data_path);
@@ -84,13 +74,13 @@ std::size_t write_pbo_logits_png(const ValidationResults& v, const std::string& 
   detail::ScratchDirectory scratch;
   const std::string over_path = scratch.file("over.dat"), under_path = scratch.file("under.dat");
   {
-    std::ofstream over = open_data(over_path), under = open_data(under_path);
+    std::ofstream over = detail::open_data(over_path), under = detail::open_data(under_path);
     for (std::size_t b = 0; b < bins; ++b) {
       const double centre = origin + (static_cast<double>(b) + 0.5) * width;
       (centre <= 0 ? over : under) << centre << ' ' << count[b] << '\n';
     }
-    finish(over, over_path);
-    finish(under, under_path);
+    detail::finish_data(over, over_path);
+    detail::finish_data(under, under_path);
   }
   std::string s = header(title);
   s += "set xlabel 'logit of the in-sample best''s out-of-sample relative rank'\nset ylabel 'splits'\n";
@@ -112,10 +102,10 @@ std::size_t write_walk_forward_png(const ValidationResults& v, const BarData& ba
   detail::ScratchDirectory scratch;
   const std::string data_path = scratch.file("stitched.dat");
   {
-    std::ofstream f = open_data(data_path);
+    std::ofstream f = detail::open_data(data_path);
     for (std::size_t i = 0; i < n; ++i)
       f << static_cast<double>(bars.timestamps[wf.stitched.begin + i]) / 1e9 << ' ' << wf.stitched_equity[i] << '\n';
-    finish(f, data_path);
+    detail::finish_data(f, data_path);
   }
   std::string s = header(title);
   s += "set xdata time\nset timefmt '%s'\nset format x '%Y-%m-%d'\nset xlabel 'time (UTC)'\n";

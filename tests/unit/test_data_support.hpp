@@ -1,6 +1,8 @@
 #pragma once
 // Helpers shared by the tests/unit/test_data_*.cpp files.
 
+#include <gtest/gtest.h>
+#include <kbt/core/error.hpp>
 #include <kbt/data/bar_data.hpp>
 #include <kbt/data/data_io.hpp>
 
@@ -88,5 +90,19 @@ inline bool same_bits(const std::vector<double>& a, const std::vector<double>& b
 
 constexpr std::int64_t kHourNs = 3600LL * 1000000000LL;
 constexpr std::int64_t k2021Ns = 1609459200LL * 1000000000LL;  // 2021-01-01T00:00:00Z
+
+// The message of the kbt::Error that import_csv(options) throws, after
+// checking its category; a test failure (and "") when it throws none.
+inline std::string csv_import_error(const CsvImportOptions& options,
+                                    ErrorCategory want = ErrorCategory::data_format) {
+  try {
+    import_csv(options);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.category(), want) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no error";
+  return "";
+}
 
 }  // namespace kbt::test
