@@ -38,6 +38,8 @@ set(KBT_HEADERS
   kbt/kernels/fold_request.hpp
   kbt/kernels/hoisting_plan.hpp
   kbt/kernels/kernels.hpp
+  kbt/label/detail/triple_barrier_kernel.hpp
+  kbt/label/triple_barrier.hpp
   kbt/lang/ast.hpp
   kbt/lang/compiler.hpp
   kbt/lang/diagnostics.hpp

@@ -21,6 +21,8 @@
 #include <kbt/data/time_format.hpp>
 #include <kbt/data/time_zone.hpp>
 
+#include <kbt/label/triple_barrier.hpp>
+
 #include <kbt/lang/ast.hpp>
 #include <kbt/lang/compiler.hpp>
 #include <kbt/lang/diagnostics.hpp>
