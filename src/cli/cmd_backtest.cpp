@@ -126,7 +126,7 @@ void print_report(const Loaded& l, const SimulationResult& r, const BacktestRepo
   row("Equity final", num(m(Metric::final_equity), "%.2f"));
   row("Equity peak", num(rep.equity_peak, "%.2f"));
   row("Return", pct(m(Metric::total_return)));
-  row("Buy & hold return", pct(rep.buy_and_hold_return));
+  row("Buy & hold return", pct(rep.hold.total_return));
   row("Return (ann.)", pct(m(Metric::cagr)));
   row("Volatility (ann.)", pct(m(Metric::ann_volatility)));
   row("Sharpe ratio", num(m(Metric::sharpe)));
@@ -213,7 +213,7 @@ void backtest(const BacktestArgs& a, bool by_combo) {
   if (!a.plot_path.empty()) {
     const std::string title = a.source + ": " + l.combo.described + combo + "\nreturn " +
                               pct(r.metrics[static_cast<int>(Metric::total_return)]) + " (buy and hold " +
-                              pct(rep.buy_and_hold_return) + "), sharpe " +
+                              pct(rep.hold.total_return) + "), sharpe " +
                               num(r.metrics[static_cast<int>(Metric::sharpe)]) + ", max drawdown " +
                               pct(r.metrics[static_cast<int>(Metric::max_drawdown)]);
     plot::write_equity_png(l.bars, r, rep, a.plot_path, title);

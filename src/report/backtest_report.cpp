@@ -15,14 +15,12 @@ DrawdownPath drawdown_path(double initial_capital, const std::vector<double>& eq
     peak = std::max(peak, equity[k]);
     const double dd = equity[k] / peak - 1.0;
     path.drawdown.push_back(dd);
-    const bool continuing = !path.runs.empty() && path.runs.back().first + path.runs.back().bars == k;
     if (equity[k] < peak) {
-      if (!continuing) path.runs.push_back({k, 0, 0.0, false});
+      const bool continuing = !path.runs.empty() && path.runs.back().first + path.runs.back().bars == k;
+      if (!continuing) path.runs.push_back({k, 0, 0.0});
       DrawdownRun& run = path.runs.back();
       ++run.bars;
       run.depth = std::min(run.depth, dd);
-    } else if (continuing) {
-      path.runs.back().recovered = true;
     }
   }
   return path;
@@ -71,7 +69,6 @@ BacktestReport backtest_report(const BarData& bars, const SimulationResult& resu
   r.bars = w.end - w.begin;
   r.equity_peak = std::max(initial_capital, *std::max_element(result.equity.begin(), result.equity.end()));
   r.hold = buy_and_hold(bars, w, initial_capital);
-  r.buy_and_hold_return = r.hold.total_return;
 
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const std::size_t n_trades = result.trades.size();

@@ -20,7 +20,6 @@ struct DrawdownRun {
   std::size_t first = 0;   // window-relative index of the first bar under water
   std::size_t bars = 0;    // bars in the run
   double depth = 0;        // min over the run of E_k / peak_k - 1 (< 0)
-  bool recovered = false;  // the next bar regains the peak (false: open at the end)
 };
 
 // E_k / peak_k - 1 per window bar, and the runs under water.
@@ -44,7 +43,6 @@ struct BacktestReport {
   std::int64_t start_ns = 0, end_ns = 0;  // first and last window bar
   std::size_t bars = 0;
   double equity_peak = 0;
-  double buy_and_hold_return = 0;
   double expectancy = 0;        // mean PnL per closed trade (currency); NaN without trades
   double sqn = 0;               // sqrt(n) * mean(pnl) / stdev(pnl) (n - 1 in the stdev); NaN for n < 2 or stdev 0
   double avg_drawdown = 0;      // mean depth of the runs (0 without any)
@@ -54,7 +52,7 @@ struct BacktestReport {
   std::int64_t max_drawdown_ns = 0, avg_drawdown_ns = 0;
   std::int64_t avg_trade_ns = 0;                         // mean exit - entry time of closed trades
   DrawdownPath drawdowns;
-  BuyAndHold hold;
+  BuyAndHold hold;  // its total_return is the buy-and-hold return
 };
 
 // `result` must hold its equity curve (SimulationOptions::keep_equity) and its
