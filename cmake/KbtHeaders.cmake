@@ -39,6 +39,7 @@ set(KBT_HEADERS
   kbt/kernels/hoisting_plan.hpp
   kbt/kernels/kernels.hpp
   kbt/label/detail/triple_barrier_kernel.hpp
+  kbt/label/label_job.hpp
   kbt/label/triple_barrier.hpp
   kbt/lang/ast.hpp
   kbt/lang/compiler.hpp
@@ -52,6 +53,7 @@ set(KBT_HEADERS
   kbt/metrics/metrics.hpp
   kbt/metrics/metrics_accumulator.hpp
   kbt/output/checkpoint.hpp
+  kbt/output/labels.hpp
   kbt/output/result_rows.hpp
   kbt/output/results.hpp
   kbt/output/run_lock.hpp

@@ -21,6 +21,7 @@
 #include <kbt/data/time_format.hpp>
 #include <kbt/data/time_zone.hpp>
 
+#include <kbt/label/label_job.hpp>
 #include <kbt/label/triple_barrier.hpp>
 
 #include <kbt/lang/ast.hpp>
@@ -67,6 +68,7 @@
 #include <kbt/calibration/calibration_workloads.hpp>
 
 #include <kbt/output/checkpoint.hpp>
+#include <kbt/output/labels.hpp>
 #include <kbt/output/result_rows.hpp>
 #include <kbt/output/results.hpp>
 #include <kbt/output/run_lock.hpp>

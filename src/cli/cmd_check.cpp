@@ -9,6 +9,7 @@
 #include <kbt/core/error.hpp>
 #include <kbt/sweep/strategy_warnings.hpp>
 #include <kbt/data/data_io.hpp>
+#include <kbt/label/label_job.hpp>
 #include <kbt/lang/compiler.hpp>
 #include <kbt/simulation/resolved_simulation.hpp>
 #include <kbt/config/param_grid.hpp>
@@ -161,8 +162,7 @@ BarData load_data(const RunConfig& c) {
   return bars;
 }
 
-void check_with_data(const RunConfig& c) {
-  const BarData bars = load_data(c);
+void print_data_line(const BarData& bars) {
   const std::size_t n = bars.n_bars();
   std::string symbols, exo;
   for (const auto& x : bars.symbols) symbols += (symbols.empty() ? "" : ", ") + x;
@@ -171,6 +171,11 @@ void check_with_data(const RunConfig& c) {
               n ? format_iso8601_utc(bars.timestamps.front()).c_str() : "-",
               n ? format_iso8601_utc(bars.timestamps.back()).c_str() : "-", bars.n_symbols(),
               bars.n_symbols() == 1 ? "" : "s", symbols.c_str(), exo.empty() ? "none" : exo.c_str());
+}
+
+void check_with_data(const RunConfig& c) {
+  const BarData bars = load_data(c);
+  print_data_line(bars);
 
   // The same resolution a run does: per-venue fees, the scoring window, periods per year.
   const ResolvedSimulation sim = resolve_simulation(c, bars);
@@ -197,6 +202,37 @@ void check_with_data(const RunConfig& c) {
   std::printf("data and strategy OK\n");
 }
 
+// A labelling job (docs/label.md "The label job"): its expressions and barrier grid.
+void print_label_summary(const RunConfig& c) {
+  std::error_code ec;
+  if (!std::filesystem::exists(c.data_path, ec))
+    throw Error(ErrorCategory::io, c.data_origin.where() + ": data file '" + c.data_path + "' does not exist");
+  std::printf("config: %s (job: label)\n", c.source_path.c_str());
+  std::printf("data: %s\n", c.data_path.c_str());
+  std::string symbols;
+  for (const auto& x : c.symbols) symbols += (symbols.empty() ? "" : ", ") + x;
+  std::printf("symbols: %s\n", symbols.empty() ? "all in the data file" : symbols.c_str());
+  const LabelSettings& l = c.label;
+  for (const auto& [name, expr] : c.strategy.signals) std::printf("signal %s = %s\n", name.c_str(), expr.text.c_str());
+  std::printf("volatility = %s\n", l.volatility.text.c_str());
+  std::printf("side = %s\n", l.side ? l.side->text.c_str() : "1 (every event long)");
+  std::printf("events = %s\n", l.events ? l.events->text.c_str() : "every bar");
+  for (const ParamSpec* axis : {&l.profit_take, &l.stop, &l.horizon})
+    std::printf("  %-12s %6zu value%s %s\n", axis->name.c_str(), axis->values.size(),
+                axis->values.size() == 1 ? " " : "s", axis_preview(axis->values).c_str());
+  std::printf("barrier settings: %zu, device %s\n", barrier_grid(l).size(), l.device.c_str());
+  std::printf("output: %s, csv %s\n", c.output.path.c_str(), c.output.csv ? "yes" : "no");
+  std::printf("config OK\n");
+}
+
+void check_label_with_data(const RunConfig& c) {
+  const BarData bars = load_data(c);
+  print_data_line(bars);
+  check_label_expressions(c, bars);
+  std::printf("label expressions: compiled\n");
+  std::printf("data and expressions OK\n");
+}
+
 }  // namespace
 
 void add_check_command(CLI::App& app) {
@@ -208,7 +244,12 @@ void add_check_command(CLI::App& app) {
                 "Also load the data, compile the strategy and count the combos that pass the constraints");
   cmd->footer("\nExamples:\n  kbt check configs/sma_cross.yaml\n  kbt check configs/sma_cross.yaml --data");
   cmd->callback([path, with_data] {
-    const RunConfig config = load_run_config(*path);
+    const RunConfig config = load_job_config(*path);
+    if (config.job == Job::label) {
+      print_label_summary(config);
+      if (*with_data) check_label_with_data(config);
+      return;
+    }
     print_summary(config);
     if (*with_data) check_with_data(config);
   });

@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 
 #include "cli/commands.hpp"
+#include "cli/label_job_command.hpp"
 #include "cli/progress_printer.hpp"
 #include "cli/table_format.hpp"
 #include "plot/plots.hpp"
@@ -79,10 +80,28 @@ std::string draw_heatmap(const RunConfig& config, const std::string& out) {
   }
 }
 
+// A labelling job (docs/label.md "The label job"): no sweep, so no
+// checkpoint, sample or calibration.
+void run_label(const RunArgs& a, const RunConfig& config) {
+  const std::pair<bool, const char*> sweep_only[] = {{a.resume, "--resume (a labelling job has no checkpoint)"},
+                                                     {a.sample > 0, "--sample (a labelling job has no combos)"},
+                                                     {!a.calibration.empty(), "--calibration"}};
+  for (const auto& [given, flag] : sweep_only)
+    if (given) throw Error(ErrorCategory::config, std::string(flag) + ": " + a.config_path + " is a labelling job; "
+                                                  "the flag belongs to sweeps");
+  LabelRunOptions o;
+  o.device = a.device;
+  o.out = a.out;
+  o.show = a.show;
+  o.profile = a.profile;
+  run_label_config(config, o);
+}
+
 void run(const RunArgs& a) {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
-  const RunConfig config = load_run_config(a.config_path);
+  const RunConfig config = load_job_config(a.config_path);
+  if (config.job == Job::label) return run_label(a, config);
   const BarData bars = load_run_data(config);
   const double load_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
 
@@ -212,7 +231,7 @@ void run(const RunArgs& a) {
 
 void add_run_command(CLI::App& app) {
   static RunArgs args;
-  auto* cmd = app.add_subcommand("run", "Run a parameter sweep described by a YAML config");
+  auto* cmd = app.add_subcommand("run", "Run the job a YAML config describes: a parameter sweep, or labels (job: label)");
   cmd->add_option("config", args.config_path, "Run config (YAML)")->required();
   cmd->add_option("--device", args.device, "reference | serial | openmp | cuda | auto (default: the config's)")
       ->check(CLI::IsMember({"auto", "reference", "serial", "openmp", "cuda"}));
@@ -229,7 +248,8 @@ void add_run_command(CLI::App& app) {
                 "Continue the interrupted run whose checkpoint is <out>.partial.h5 (same config, data, device, sample)");
   cmd->add_flag("--profile", args.profile, "Print the run profile");
   cmd->footer("\nExamples:\n  kbt run configs/sma_cross.yaml\n  kbt run configs/sma_cross.yaml --device openmp -o /tmp/r.h5 --rows 5"
-              "\n  kbt run configs/sma_cross.yaml --resume   # after an interruption");
+              "\n  kbt run configs/sma_cross.yaml --resume   # after an interruption"
+              "\n  kbt run configs/triple_barrier.yaml        # a labelling job");
   cmd->callback([] { run(args); });
 }
 

@@ -21,9 +21,11 @@ namespace detail {
 
 namespace {
 
-const std::vector<std::string> root_keys = {"data",     "symbols",    "external_data", "strategy",
-                                            "simulation", "sweep", "verify",        "validation",
-                                            "output"};
+const std::vector<std::string> root_keys = {"job",        "data",  "symbols", "external_data", "strategy",
+                                            "simulation", "sweep", "verify",  "validation",    "output",
+                                            "label"};
+// The sections of a sweep that a labelling job does not take.
+const std::vector<std::string> sweep_only_keys = {"strategy", "simulation", "sweep", "verify", "validation"};
 
 }  // namespace
 
@@ -33,6 +35,17 @@ void Loader::load(const std::string& base_dir) {
     throw Error(ErrorCategory::config, doc_.source_name() + ":1:1: the config is empty; it needs at least "
                                                             "'data' and 'strategy'");
   const auto top = doc_.entries(root, "the run config", root_keys);
+  if (const auto* e = find_entry(top, "job")) job(*e);
+  if (cfg_.job == Job::label) {
+    for (const auto& key : sweep_only_keys)
+      if (const auto* e = find_entry(top, key))
+        doc_.fail(ErrorCategory::config, e->key,
+                  "'" + key + "' belongs to sweeps; a labelling job (job: label) takes data, symbols, "
+                  "external_data, label and output (docs/label.md)");
+  } else if (const auto* e = find_entry(top, "label")) {
+    doc_.fail(ErrorCategory::config, e->key,
+              "'label' belongs to labelling jobs: add 'job: label' (docs/label.md), or remove it");
+  }
   // sweep first: its limits bound the work of expanding the parameter axes.
   if (const auto* e = find_entry(top, "sweep")) sweep(*e);
   const YamlEntry* data_entry = find_entry(top, "data");
@@ -44,6 +57,16 @@ void Loader::load(const std::string& base_dir) {
     note(*e, "external_data");
     cfg_.external_data =
         choice(*e, "external_data", {"refuse", "follow"}) == "follow" ? ExternalData::follow : ExternalData::refuse;
+  }
+  if (cfg_.job == Job::label) {
+    const YamlEntry* label_entry = find_entry(top, "label");
+    if (!label_entry)
+      doc_.fail(ErrorCategory::config, root, "missing required key 'label' (the volatility and the barriers)");
+    label(*label_entry);
+    cfg_.output.path = "results/labels.h5";
+    cfg_.output.csv = false;  // one row per event and setting: asked for, not by default
+    if (const auto* e = find_entry(top, "output")) output(*e);
+    return;
   }
   const YamlEntry* strategy_entry = find_entry(top, "strategy");
   if (!strategy_entry)
@@ -62,6 +85,16 @@ void Loader::data(const YamlEntry& e, const std::string& base_dir) {
   std::filesystem::path p(path);
   if (p.is_relative() && !base_dir.empty()) p = (std::filesystem::path(base_dir) / p).lexically_normal();
   cfg_.data_path = p.string();
+}
+
+void Loader::job(const YamlEntry& e) {
+  note(e, "job");
+  if (choice(e, "job", {"sweep", "label"}) == "sweep") return;
+  if (!any_job_)
+    doc_.fail(ErrorCategory::config, e.value,
+              "this is a labelling job (job: label); `kbt run` and `kbt check` take it, this command takes sweeps "
+              "(docs/label.md)");
+  cfg_.job = Job::label;
 }
 
 void Loader::symbols(const YamlEntry& e) {
@@ -86,17 +119,19 @@ void Loader::symbols(const YamlEntry& e) {
 using detail::Loader;
 using detail::YamlDocument;
 
-RunConfig parse_run_config(const std::string& yaml_text, const std::string& source_name,
-                           const std::string& base_dir) {
+namespace {
+
+RunConfig parse_config(const std::string& yaml_text, const std::string& source_name, const std::string& base_dir,
+                       bool any_job) {
   YamlDocument doc(yaml_text, source_name);
   RunConfig config;
   config.source_path = source_name;
   config.source_yaml = yaml_text;
-  Loader(doc, config).load(base_dir);
+  Loader(doc, config, any_job).load(base_dir);
   return config;
 }
 
-RunConfig load_run_config(const std::string& path) {
+std::string read_config_file(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
     throw Error(ErrorCategory::io, path + ": cannot read the config file: " +
@@ -106,7 +141,27 @@ RunConfig load_run_config(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw Error(ErrorCategory::io, path + ": error while reading the config file");
-  return parse_run_config(text.str(), path, std::filesystem::path(path).parent_path().string());
+  return text.str();
+}
+
+}  // namespace
+
+RunConfig parse_run_config(const std::string& yaml_text, const std::string& source_name,
+                           const std::string& base_dir) {
+  return parse_config(yaml_text, source_name, base_dir, false);
+}
+
+RunConfig parse_job_config(const std::string& yaml_text, const std::string& source_name,
+                           const std::string& base_dir) {
+  return parse_config(yaml_text, source_name, base_dir, true);
+}
+
+RunConfig load_run_config(const std::string& path) {
+  return parse_run_config(read_config_file(path), path, std::filesystem::path(path).parent_path().string());
+}
+
+RunConfig load_job_config(const std::string& path) {
+  return parse_job_config(read_config_file(path), path, std::filesystem::path(path).parent_path().string());
 }
 
 }  // namespace kbt

@@ -21,13 +21,16 @@ enum class Bound { any, non_negative, positive };
 
 class Loader {
  public:
-  Loader(const YamlDocument& doc, RunConfig& config) : doc_(doc), cfg_(config) {}
+  // `any_job`: a labelling job is accepted too (else only sweeps).
+  Loader(const YamlDocument& doc, RunConfig& config, bool any_job = false)
+      : doc_(doc), cfg_(config), any_job_(any_job) {}
 
   void load(const std::string& base_dir);
 
  private:
   const YamlDocument& doc_;
   RunConfig& cfg_;
+  bool any_job_ = false;
   const YamlEntry* params_entry_ = nullptr;
 
   void note(const YamlEntry& e, const std::string& key);
@@ -59,6 +62,10 @@ class Loader {
   // config_loader.cpp
   void data(const YamlEntry& e, const std::string& base_dir);
   void symbols(const YamlEntry& e);
+  void job(const YamlEntry& e);
+  // label_section.cpp: the `label` section of `job: label`
+  void label(const YamlEntry& e);
+  ParamSpec barrier_axis(const YamlEntry& e, Bound b, bool integer);
   // strategy_section.cpp
   void strategy(const YamlEntry& e);
   void functions(const YamlEntry& e);

@@ -1,11 +1,21 @@
 #include "data/hdf5_support.hpp"
 
+#include <kbt/core/error.hpp>
+
+#include <algorithm>
 #include <atomic>
 
 namespace kbt::detail {
 namespace {
 
 std::atomic<bool> a_file_close_failed{false};
+
+constexpr hsize_t kChunk = 8192;  // elements per chunk along the last axis
+constexpr unsigned kDeflateLevel = 6;
+
+void check(herr_t status, const std::string& name, const std::string& path) {
+  if (status < 0) throw Error(ErrorCategory::io, path + ": writing " + name + " failed");
+}
 
 }  // namespace
 
@@ -15,6 +25,43 @@ void note_file_close(herr_t status) {
 
 void finish_hdf5() {
   if (!a_file_close_failed) H5close();
+}
+
+void write_numeric_dataset(hid_t parent, const std::string& name, hid_t file_type, hid_t mem_type,
+                           const std::vector<hsize_t>& dims, const void* data, const std::string& path) {
+  H5Id space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
+  H5Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  check(H5Pset_obj_track_times(dcpl.get(), 0), name, path);
+  const bool empty = std::any_of(dims.begin(), dims.end(), [](hsize_t d) { return d == 0; });
+  if (!empty) {
+    std::vector<hsize_t> chunk(dims.size(), 1);
+    chunk.back() = std::min(dims.back(), kChunk);
+    check(H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()), name, path);
+    check(H5Pset_shuffle(dcpl.get()), name, path);
+    check(H5Pset_deflate(dcpl.get(), kDeflateLevel), name, path);
+  }
+  H5Id ds(H5Dcreate2(parent, name.c_str(), file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose);
+  if (!ds.valid()) check(-1, name, path);
+  if (!empty) check(H5Dwrite(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), name, path);
+}
+
+void write_string_dataset(hid_t parent, const std::string& name, const std::vector<std::string>& values,
+                          const std::string& path) {
+  std::size_t size = 1;
+  for (const auto& s : values) size = std::max(size, s.size());
+  std::vector<char> buf(values.size() * size, '\0');
+  for (std::size_t i = 0; i < values.size(); ++i) std::copy(values[i].begin(), values[i].end(), buf.begin() + i * size);
+  H5Id type(H5Tcopy(H5T_C_S1), H5Tclose);
+  check(H5Tset_size(type.get(), size), name, path);
+  check(H5Tset_strpad(type.get(), H5T_STR_NULLPAD), name, path);
+  check(H5Tset_cset(type.get(), H5T_CSET_UTF8), name, path);
+  const hsize_t n = values.size();
+  H5Id space(H5Screate_simple(1, &n, nullptr), H5Sclose);
+  H5Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  check(H5Pset_obj_track_times(dcpl.get(), 0), name, path);
+  H5Id ds(H5Dcreate2(parent, name.c_str(), type.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose);
+  if (!ds.valid()) check(-1, name, path);
+  if (n > 0) check(H5Dwrite(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()), name, path);
 }
 
 std::string describe_h5_type(hid_t type) {

@@ -76,6 +76,16 @@ class SilenceHdf5Errors {
   void* data_ = nullptr;
 };
 
+// Reproducible datasets (no object timestamps) under `parent`; a failure is
+// kbt::Error(io) "<path>: writing <name> failed".
+// A numeric dataset of `dims`, chunked along the last axis (8192 elements)
+// with shuffle + deflate when it is not empty.
+void write_numeric_dataset(hid_t parent, const std::string& name, hid_t file_type, hid_t mem_type,
+                           const std::vector<hsize_t>& dims, const void* data, const std::string& path);
+// Fixed-length, NUL-padded UTF-8 strings sized to the longest entry (no global heap).
+void write_string_dataset(hid_t parent, const std::string& name, const std::vector<std::string>& values,
+                          const std::string& path);
+
 // "int32", "uint64", "float64", "string", "compound", ... for messages.
 std::string describe_h5_type(hid_t type);
 // "[3][20000]", "scalar" for rank 0.

@@ -15,9 +15,6 @@ namespace {
 
 using detail::H5Id;
 
-constexpr hsize_t kChunk = 8192;  // elements per chunk along the bar axis
-constexpr unsigned kDeflateLevel = 6;
-
 class Hdf5Writer {
  public:
   Hdf5Writer(const std::string& temp_path, const std::string& final_path) : final_(final_path) {
@@ -36,52 +33,14 @@ class Hdf5Writer {
     if (!g.valid()) check(-1, name);
   }
 
-  // A numeric dataset of `dims`; chunked along the last axis with
-  // shuffle + deflate when it is not empty.
-  void numeric(const std::string& name, hid_t file_type, hid_t mem_type, const std::vector<hsize_t>& dims,
-               const void* data) {
-    H5Id space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
-    H5Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-    check(H5Pset_obj_track_times(dcpl.get(), 0), name);
-    const bool empty = std::any_of(dims.begin(), dims.end(), [](hsize_t d) { return d == 0; });
-    if (!empty) {
-      std::vector<hsize_t> chunk(dims.size(), 1);
-      chunk.back() = std::min(dims.back(), kChunk);
-      check(H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()), name);
-      check(H5Pset_shuffle(dcpl.get()), name);
-      check(H5Pset_deflate(dcpl.get(), kDeflateLevel), name);
-    }
-    H5Id ds(H5Dcreate2(file_.get(), name.c_str(), file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
-            H5Dclose);
-    if (!ds.valid()) check(-1, name);
-    if (!empty) check(H5Dwrite(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), name);
-  }
-
   void int64_1d(const std::string& name, const std::vector<std::int64_t>& v) {
-    numeric(name, H5T_STD_I64LE, H5T_NATIVE_INT64, {v.size()}, v.data());
+    detail::write_numeric_dataset(file_, name, H5T_STD_I64LE, H5T_NATIVE_INT64, {v.size()}, v.data(), final_);
   }
   void float64(const std::string& name, const std::vector<hsize_t>& dims, const double* v) {
-    numeric(name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, dims, v);
+    detail::write_numeric_dataset(file_, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, dims, v, final_);
   }
-
-  // Fixed-length, NUL-padded UTF-8 strings sized to the longest entry.
   void strings(const std::string& name, const std::vector<std::string>& v) {
-    std::size_t size = 1;
-    for (const auto& s : v) size = std::max(size, s.size());
-    std::vector<char> buf(v.size() * size, '\0');
-    for (std::size_t i = 0; i < v.size(); ++i) std::copy(v[i].begin(), v[i].end(), buf.begin() + i * size);
-    H5Id type(H5Tcopy(H5T_C_S1), H5Tclose);
-    check(H5Tset_size(type.get(), size), name);
-    check(H5Tset_strpad(type.get(), H5T_STR_NULLPAD), name);
-    check(H5Tset_cset(type.get(), H5T_CSET_UTF8), name);
-    const hsize_t n = v.size();
-    H5Id space(H5Screate_simple(1, &n, nullptr), H5Sclose);
-    H5Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-    check(H5Pset_obj_track_times(dcpl.get(), 0), name);
-    H5Id ds(H5Dcreate2(file_.get(), name.c_str(), type.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
-            H5Dclose);
-    if (!ds.valid()) check(-1, name);
-    if (n > 0) check(H5Dwrite(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()), name);
+    detail::write_string_dataset(file_, name, v, final_);
   }
 
   void close() { check(file_.close(), "the file"); }

@@ -26,9 +26,7 @@
 #include "output/results_io.hpp"
 
 namespace kbt {
-namespace {
-
-using detail::H5Id;
+namespace detail {
 
 void ensure_parent_directory(const std::string& path) {
   const auto parent = std::filesystem::path(path).parent_path();
@@ -38,7 +36,10 @@ void ensure_parent_directory(const std::string& path) {
   if (ec) throw Error(ErrorCategory::io, "cannot create directory '" + parent.string() + "': " + ec.message());
 }
 
-}  // namespace
+}  // namespace detail
+
+using detail::ensure_parent_directory;
+using detail::H5Id;
 
 std::size_t VerificationResults::n_mismatches() const {
   return static_cast<std::size_t>(std::count(mismatch.begin(), mismatch.end(), std::uint8_t{1}));

@@ -23,6 +23,9 @@
 
 namespace kbt::detail {
 
+// Creates the folder `path` goes into (kbt::Error(io) when it cannot).
+void ensure_parent_directory(const std::string& path);
+
 // Errors while writing are kbt::Error(io) "<path>: cannot write <what>".
 void check_write(herr_t status, const std::string& what, const std::string& path);
 hid_t checked_create(hid_t id, const std::string& what, const std::string& path);

@@ -16,14 +16,21 @@
 
 namespace kbt {
 
-// Reads and validates the YAML file at `path`. A relative `data:` path is resolved
-// against the directory of the config file.
+// Reads and validates the YAML file at `path`, a sweep (the default job); a
+// labelling job (`job: label`) is a config error naming its `job` line. A
+// relative `data:` path is resolved against the directory of the config file.
 RunConfig load_run_config(const std::string& path);
 
 // Validates YAML text. `source_name` is used in messages and SourceText::file;
 // a relative `data:` path is resolved against `base_dir` (left as written when
 // base_dir is empty).
 RunConfig parse_run_config(const std::string& yaml_text, const std::string& source_name,
+                           const std::string& base_dir);
+
+// The same for any job (RunConfig::job says which): for `kbt run` and
+// `kbt check`, which run or check every kind.
+RunConfig load_job_config(const std::string& path);
+RunConfig parse_job_config(const std::string& yaml_text, const std::string& source_name,
                            const std::string& base_dir);
 
 }  // namespace kbt

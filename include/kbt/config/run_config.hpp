@@ -153,6 +153,22 @@ struct ValidationSettings {
   bool has_holdout() const { return holdout_fraction || holdout_bars || holdout_time_ns; }
 };
 
+// The `label` section of a labelling job (`job: label`, docs/label.md):
+// triple-barrier labels for a grid of barrier settings. Expressions may use
+// the section's own functions and signals (kept in RunConfig::strategy) and
+// `lead`, which the other jobs refuse.
+struct LabelSettings {
+  SourceText volatility;             // barrier width per bar, a return fraction
+  std::optional<SourceText> side;    // +1 / -1 per bar (meta-labels); absent: every event is long
+  std::optional<SourceText> events;  // boolean: the bars that are events; absent: every bar
+  // The barrier grid, profit_take slowest, horizon fastest.
+  ParamSpec profit_take, stop, horizon;
+  std::string device = "auto";  // auto | reference | serial | openmp | cuda
+};
+
+// What a config asks kbt to do (root key `job`).
+enum class Job { sweep, label };
+
 struct OutputSettings {
   std::string path = "results/run.h5";
   bool csv = true;
@@ -160,6 +176,7 @@ struct OutputSettings {
 };
 
 struct RunConfig {
+  Job job = Job::sweep;
   std::string source_path;  // the YAML file ("<memory>" for in-memory YAML)
   std::string source_yaml;  // the YAML text as read (stored in results)
   std::string data_path;    // resolved relative to the config file's directory
@@ -172,6 +189,7 @@ struct RunConfig {
   VerifySettings verify;
   ValidationSettings validation;
   OutputSettings output;
+  LabelSettings label;  // job: label only
 
   // Where each key written in the file stands, by dotted name ("data",
   // "simulation.fee_bps", "sweep.objective.metric", ...): the value as written and

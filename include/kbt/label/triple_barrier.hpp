@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace kbt {
@@ -52,21 +53,22 @@ template <class Space>
 BarrierLabels triple_barrier_on(const BarrierInputs& in, const std::vector<BarrierSetting>& settings) {
   check_barrier_settings(settings);
   using Mem = typename Space::memory_space;
+  using HostColumn = Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const std::size_t n = in.n_symbols * in.n_bars, total = settings.size() * n;
-  const auto upload = [&](const double* p, const char* name) {
-    Kokkos::View<double*, Mem> dev(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(name)), p ? n : 0);
-    if (p) Kokkos::deep_copy(dev, Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(p, n));
-    return dev;
+  // On a host space the kernel reads the caller's columns and writes the
+  // result vectors in place; on a device each is copied once, one way.
+  const auto column = [&](const double* p) {
+    return Kokkos::create_mirror_view_and_copy(Mem(), HostColumn(p, p ? n : 0));
   };
   detail::TripleBarrierKernel<Space> k;
   k.n_symbols = in.n_symbols;
   k.n_bars = in.n_bars;
-  k.open = upload(in.open, "kbt::label::open");
-  k.high = upload(in.high, "kbt::label::high");
-  k.low = upload(in.low, "kbt::label::low");
-  k.close = upload(in.close, "kbt::label::close");
-  k.volatility = upload(in.volatility, "kbt::label::volatility");
-  k.side = upload(in.side, "kbt::label::side");
+  k.open = column(in.open);
+  k.high = column(in.high);
+  k.low = column(in.low);
+  k.close = column(in.close);
+  k.volatility = column(in.volatility);
+  k.side = column(in.side);
   k.has_side = in.side != nullptr;
   Kokkos::View<double*, Kokkos::HostSpace> pt("kbt::label::pt", settings.size()), sl("kbt::label::sl", settings.size());
   Kokkos::View<std::int64_t*, Kokkos::HostSpace> h("kbt::label::h", settings.size());
@@ -74,21 +76,40 @@ BarrierLabels triple_barrier_on(const BarrierInputs& in, const std::vector<Barri
   k.profit_take = Kokkos::create_mirror_view_and_copy(Mem(), pt);
   k.stop = Kokkos::create_mirror_view_and_copy(Mem(), sl);
   k.horizon = Kokkos::create_mirror_view_and_copy(Mem(), h);
-  k.label = decltype(k.label)("kbt::label::label", total);
-  k.touch_bar = decltype(k.touch_bar)("kbt::label::touch_bar", total);
-  k.ret = decltype(k.ret)("kbt::label::ret", total);
-  k.barrier = decltype(k.barrier)("kbt::label::barrier", total);
-  Kokkos::parallel_for("kbt::triple_barrier", Kokkos::RangePolicy<Space>(0, total), k);
-  Space().fence();
   BarrierLabels out;
-  const auto download = [](auto dev, auto& host) {
-    auto mirror = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dev);
-    host.assign(mirror.data(), mirror.data() + mirror.extent(0));
+  out.label.resize(total);
+  out.touch_bar.resize(total);
+  out.ret.resize(total);
+  out.barrier.resize(total);
+  // Every element is written by the kernel: no initialisation on the device.
+  const auto result = [&](auto& host) {
+    using T = typename std::decay_t<decltype(host)>::value_type;
+    Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h_view(host.data(), total);
+    return Kokkos::create_mirror_view(Kokkos::view_alloc(Mem(), Kokkos::WithoutInitializing), h_view);
   };
-  download(k.label, out.label);
-  download(k.touch_bar, out.touch_bar);
-  download(k.ret, out.ret);
-  download(k.barrier, out.barrier);
+  auto label = result(out.label);
+  auto touch_bar = result(out.touch_bar);
+  auto ret = result(out.ret);
+  auto barrier = result(out.barrier);
+  k.label = label;
+  k.touch_bar = touch_bar;
+  k.ret = ret;
+  k.barrier = barrier;
+  using Policy = Kokkos::MDRangePolicy<Space, Kokkos::Rank<3>, Kokkos::IndexType<std::int64_t>>;
+  const auto extent = [](std::size_t x) { return static_cast<std::int64_t>(x); };
+  if (total > 0)
+    Kokkos::parallel_for("kbt::triple_barrier",
+                         Policy({0, 0, 0}, {extent(settings.size()), extent(in.n_symbols), extent(in.n_bars)}), k);
+  Space().fence();
+  const auto download = [&](auto& host, const auto& dev) {
+    using T = typename std::decay_t<decltype(host)>::value_type;
+    Kokkos::deep_copy(Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(host.data(), total),
+                      dev);
+  };
+  download(out.label, label);
+  download(out.touch_bar, touch_bar);
+  download(out.ret, ret);
+  download(out.barrier, barrier);
   return out;
 }
 
