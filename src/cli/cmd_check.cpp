@@ -66,15 +66,20 @@ std::string time_point(const std::optional<std::int64_t>& bar, const std::option
   return none;
 }
 
-void print_summary(const RunConfig& c) {
+// The config, its data (which must exist) and symbols: every job's first lines.
+void print_config_head(const RunConfig& c, const char* job) {
   std::error_code ec;
   if (!std::filesystem::exists(c.data_path, ec))
     throw Error(ErrorCategory::io, c.data_origin.where() + ": data file '" + c.data_path + "' does not exist");
-  std::printf("config: %s\n", c.source_path.c_str());
+  std::printf("config: %s%s\n", c.source_path.c_str(), job);
   std::printf("data: %s\n", c.data_path.c_str());
   std::string symbols;
   for (const auto& x : c.symbols) symbols += (symbols.empty() ? "" : ", ") + x;
   std::printf("symbols: %s\n", symbols.empty() ? "all in the data file" : symbols.c_str());
+}
+
+void print_summary(const RunConfig& c) {
+  print_config_head(c, "");
 
   const StrategySpec& st = c.strategy;
   const ParamGrid grid(st.params);
@@ -204,14 +209,7 @@ void check_with_data(const RunConfig& c) {
 
 // A labelling job (docs/label.md "The label job"): its expressions and barrier grid.
 void print_label_summary(const RunConfig& c) {
-  std::error_code ec;
-  if (!std::filesystem::exists(c.data_path, ec))
-    throw Error(ErrorCategory::io, c.data_origin.where() + ": data file '" + c.data_path + "' does not exist");
-  std::printf("config: %s (job: label)\n", c.source_path.c_str());
-  std::printf("data: %s\n", c.data_path.c_str());
-  std::string symbols;
-  for (const auto& x : c.symbols) symbols += (symbols.empty() ? "" : ", ") + x;
-  std::printf("symbols: %s\n", symbols.empty() ? "all in the data file" : symbols.c_str());
+  print_config_head(c, " (job: label)");
   const LabelSettings& l = c.label;
   for (const auto& [name, expr] : c.strategy.signals) std::printf("signal %s = %s\n", name.c_str(), expr.text.c_str());
   std::printf("volatility = %s\n", l.volatility.text.c_str());

@@ -6,21 +6,13 @@
 
 #include <string>
 
+#include "unit/test_config_support.hpp"
+
 namespace {
 
-// Parses `yaml` and checks that it fails with `category` and a message that starts
-// with `prefix` (the location) and contains `text`.
 void expect_error(const std::string& yaml, kbt::ErrorCategory category, const std::string& prefix,
                   const std::string& text) {
-  try {
-    kbt::parse_run_config(yaml, "cfg.yaml", "");
-    ADD_FAILURE() << "no error for:\n" << yaml;
-  } catch (const kbt::Error& e) {
-    const std::string msg = e.what();
-    EXPECT_EQ(e.category(), category) << msg;
-    EXPECT_EQ(msg.rfind(prefix, 0), 0u) << "expected prefix '" << prefix << "' in: " << msg;
-    EXPECT_NE(msg.find(text), std::string::npos) << "expected '" << text << "' in: " << msg;
-  }
+  kbt::test::expect_config_error(&kbt::parse_run_config, "cfg.yaml", yaml, category, prefix, text);
 }
 
 const std::string head = "data: d.h5\nstrategy:\n  position: 1\n";  // lines 1-3

@@ -7,20 +7,14 @@
 
 #include <string>
 
+#include "unit/test_config_support.hpp"
+
 namespace {
 
-// Parses a job config and checks the error's category, location and text.
 void expect_error(const std::string& yaml, kbt::ErrorCategory category, const std::string& prefix,
                   const std::string& text, bool any_job = true) {
-  try {
-    any_job ? kbt::parse_job_config(yaml, "l.yaml", "") : kbt::parse_run_config(yaml, "l.yaml", "");
-    ADD_FAILURE() << "no error for:\n" << yaml;
-  } catch (const kbt::Error& e) {
-    const std::string msg = e.what();
-    EXPECT_EQ(e.category(), category) << msg;
-    EXPECT_EQ(msg.rfind(prefix, 0), 0u) << "expected prefix '" << prefix << "' in: " << msg;
-    EXPECT_NE(msg.find(text), std::string::npos) << "expected '" << text << "' in: " << msg;
-  }
+  kbt::test::expect_config_error(any_job ? &kbt::parse_job_config : &kbt::parse_run_config, "l.yaml", yaml, category,
+                                 prefix, text);
 }
 
 const std::string head = "job: label\ndata: d.h5\nlabel:\n";  // lines 1-3
