@@ -3,8 +3,8 @@
 # (docs/gpu.md). Two steps:
 #
 #   scripts/device-check.sh bundle BUILD_DIR [BUNDLE_DIR]
-#       On the build machine: copies a CUDA build's kbt, kbt_tests_sweep and
-#       bench_sweep, the shared libraries they load that a bare machine lacks
+#       On the build machine: copies a CUDA build's kbt, kbt_tests_sweep,
+#       bench_sweep, kbt_tests_label and bench_label, the shared libraries they load that a bare machine lacks
 #       (HDF5, yaml-cpp, Google Benchmark, ...), and a manifest into
 #       BUNDLE_DIR (default device-bundle/, ignored by git; must stay under
 #       64 MiB to travel). BUILD_DIR: a kbt build against a CUDA Kokkos
@@ -15,7 +15,8 @@
 #       there (exit 3 with a report saying so when none is), then runs the
 #       parity tests on the CUDA space, bench_sweep's scaling benchmarks
 #       (1k ... 1M combos x 10k and 100k bars, fp64 and fp32, the kernel and
-#       the hand-written CUDA loop in the same run), `kbt calibrate --quick`,
+#       the hand-written CUDA loop in the same run), the labels' parity tests
+#       and bench_label (kernel vs host loop), `kbt calibrate --quick`,
 #       and `kbt run` of every example config on cuda, whose verification
 #       compares every verified candidate by bits with the reference engine.
 #       Writes REPORT_DIR/report.md (default device-report/) and the raw
@@ -32,7 +33,8 @@ die() { echo "[$prog] error: $*" >&2; exit 2; }
 bundle() {
   local build=${1:-} out=${2:-device-bundle}
   [ -n "$build" ] || die "usage: scripts/device-check.sh bundle BUILD_DIR [BUNDLE_DIR]"
-  local bins=("$build/src/kbt" "$build/tests/kbt_tests_sweep" "$build/benchmarks/bench_sweep")
+  local bins=("$build/src/kbt" "$build/tests/kbt_tests_sweep" "$build/benchmarks/bench_sweep"
+    "$build/tests/kbt_tests_label" "$build/benchmarks/bench_label")
   for b in "${bins[@]}"; do [ -x "$b" ] || die "$b not built (a CUDA build with benchmarks: docs/gpu.md)"; done
   grep -q "KBT_KOKKOS_DEVICES.*CUDA" "$build/CMakeCache.txt" 2>/dev/null ||
     say "warning: $build does not look like a CUDA build (KBT_KOKKOS_DEVICES has no CUDA)"
@@ -99,11 +101,17 @@ run() {
   [ "${KBT_DEVICE_CHECK_QUICK:-0}" = 1 ] && combos='(1000|10000)'
   step scaling 240 "$bin/bench_sweep" "--benchmark_filter=scaling/(sweep_kernel|hand_written)/$device/.*/${combos}_combos/" \
     --benchmark_min_time=0.2 --benchmark_out="$report/scaling.json" --benchmark_out_format=json
+  step label_parity 60 "$bin/kbt_tests_label"
+  step label_bench 60 "$bin/bench_label" --benchmark_min_time=0.2
   step calibrate 120 "$bin/kbt" calibrate --quick --out "$report/calibration.yaml"
   for cfg in configs/*.yaml; do
     local name
     name=$(basename "$cfg" .yaml)
-    step "run_$name" 60 "$bin/kbt" run "$cfg" --device "$device" --sample 512 --seed 1 --profile --out "$report/$name.h5"
+    if grep -q '^job: label' "$cfg"; then  # a labelling job: no combos to sample
+      step "run_$name" 60 "$bin/kbt" run "$cfg" --device "$device" --profile --out "$report/$name.h5"
+    else
+      step "run_$name" 60 "$bin/kbt" run "$cfg" --device "$device" --sample 512 --seed 1 --profile --out "$report/$name.h5"
+    fi
   done
   # The ratios of the scaling benchmarks: kernel over the hand-written loop of the same set.
   if [ -f "$report/scaling.json" ] && command -v python3 >/dev/null; then

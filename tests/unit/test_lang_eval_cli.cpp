@@ -2,6 +2,7 @@
 // strategy compiled and evaluated on the shipped sample data.
 #include <kbt/config/config_loader.hpp>
 #include <kbt/data/data_io.hpp>
+#include <kbt/label/label_job.hpp>
 #include <kbt/config/param_grid.hpp>
 #include <kbt/metrics/metrics.hpp>
 #include <kbt/sweep/backtest.hpp>
@@ -163,12 +164,18 @@ TEST(LangEvalCli, DumpPrintsTheProgram) {
 // evaluates to finite values after warm-up on the shipped sample data.
 TEST(LangExampleConfigs, EveryStrategyCompilesAndEvaluates) {
   const std::filesystem::path dir = std::filesystem::path(KBT_SOURCE_DIR) / "configs";
-  int checked = 0;
+  int checked = 0, labelling = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".yaml") continue;
     SCOPED_TRACE(entry.path().string());
-    const RunConfig cfg = load_run_config(entry.path().string());
+    const RunConfig cfg = load_job_config(entry.path().string());
     const BarData data = load_bars_hdf5(cfg.data_path, cfg.symbols);
+    if (cfg.job == Job::label) {  // a labelling job: its expressions label events of every setting
+      const LabelJobResult r = run_label_job(cfg, data, "reference");
+      for (const auto events : r.events) EXPECT_GT(events, 0u);
+      ++labelling;
+      continue;
+    }
     const Program p = compile_strategy(cfg.strategy, schema_of(data));
     const ParamGrid grid(cfg.strategy.params);
     const auto ids = filter_combos(grid, [&](const double* v) { return constraints_hold(p, v); });
@@ -183,6 +190,7 @@ TEST(LangExampleConfigs, EveryStrategyCompilesAndEvaluates) {
     ++checked;
   }
   EXPECT_GE(checked, 8);
+  EXPECT_GE(labelling, 2);
 }
 
 // The worked examples of docs/language.md §12: every ```yaml block there is a
