@@ -1,4 +1,5 @@
 #include <Kokkos_Core.hpp>
+#include <kbt/core/error.hpp>
 #include <kbt/core/execution_spaces.hpp>
 
 namespace kbt {
@@ -25,6 +26,17 @@ std::vector<ExecutionSpaceInfo> enabled_execution_spaces() {
   spaces.push_back(describe<Kokkos::Cuda>("cuda"));
 #endif
   return spaces;
+}
+
+std::string choose_job_device(const std::string& requested) {
+  if (requested == "reference") return requested;
+  std::string enabled = "reference";
+  for (const auto& s : enabled_execution_spaces()) {
+    if (requested == "auto" ? s.is_default : s.name == requested) return s.name;
+    enabled += ", " + s.name;
+  }
+  throw Error(ErrorCategory::unsupported,
+              "device '" + requested + "' is not enabled in this build of kbt (enabled: " + enabled + ")");
 }
 
 std::string kokkos_version_string() {

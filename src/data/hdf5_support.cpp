@@ -10,7 +10,7 @@ namespace {
 
 std::atomic<bool> a_file_close_failed{false};
 
-constexpr hsize_t kChunk = 8192;  // elements per chunk along the last axis
+constexpr hsize_t kChunk = 8192;  // elements per chunk, filled from the last axis outwards
 constexpr unsigned kDeflateLevel = 6;
 
 void check(herr_t status, const std::string& name, const std::string& path) {
@@ -34,8 +34,13 @@ void write_numeric_dataset(hid_t parent, const std::string& name, hid_t file_typ
   check(H5Pset_obj_track_times(dcpl.get(), 0), name, path);
   const bool empty = std::any_of(dims.begin(), dims.end(), [](hsize_t d) { return d == 0; });
   if (!empty) {
+    // Whole trailing rows per chunk: a [trials][bars][1] array chunked {1,1,1} takes a minute to write.
     std::vector<hsize_t> chunk(dims.size(), 1);
-    chunk.back() = std::min(dims.back(), kChunk);
+    hsize_t elements = 1;
+    for (std::size_t axis = dims.size(); axis-- > 0 && elements < kChunk;) {
+      chunk[axis] = std::min(dims[axis], std::max<hsize_t>(1, kChunk / elements));
+      elements *= chunk[axis];
+    }
     check(H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()), name, path);
     check(H5Pset_shuffle(dcpl.get()), name, path);
     check(H5Pset_deflate(dcpl.get(), kDeflateLevel), name, path);

@@ -70,17 +70,6 @@ std::vector<BarrierSetting> barrier_grid(const LabelSettings& label) {
   return grid;
 }
 
-std::string choose_label_device(const std::string& requested) {
-  if (requested == "reference") return requested;
-  std::string enabled = "reference";
-  for (const auto& s : enabled_execution_spaces()) {
-    if (requested == "auto" ? s.is_default : s.name == requested) return s.name;
-    enabled += ", " + s.name;
-  }
-  throw Error(ErrorCategory::unsupported,
-              "device '" + requested + "' is not enabled in this build of kbt (enabled: " + enabled + ")");
-}
-
 void check_label_expressions(const RunConfig& config, const BarData& bars) { compile_label_programs(config, bars); }
 
 LabelJobResult run_label_job(const RunConfig& config, const BarData& bars, const std::string& device) {
@@ -96,7 +85,7 @@ LabelJobResult run_label_job(const RunConfig& config, const BarData& bars, const
                     std::to_string(bars.n_symbols()) + " symbols x " + std::to_string(bars.n_bars()) +
                     " bars is more than " + std::to_string(max_label_cells) +
                     " labels (18 bytes each in memory); narrow the grid, the symbols or the data");
-  r.device = choose_label_device(device.empty() ? config.label.device : device);
+  r.device = choose_job_device(device.empty() ? config.label.device : device);
 
   const auto t0 = Clock::now();
   const LabelPrograms programs = compile_label_programs(config, bars);

@@ -26,25 +26,6 @@
 #include "output/results_io.hpp"
 
 namespace kbt {
-namespace {
-
-using detail::H5Id;
-
-struct Column {
-  const char* name;
-  hid_t file_type, mem_type;
-  const void* data;
-  const char *description, *unit;
-};
-
-void write_described(hid_t file, const std::vector<hsize_t>& dims, const Column& c, const std::string& path) {
-  detail::write_numeric_dataset(file, c.name, c.file_type, c.mem_type, dims, c.data, path);
-  H5Id set(detail::checked_create(H5Dopen2(file, c.name, H5P_DEFAULT), c.name, path), H5Dclose);
-  detail::write_string(set, "description", c.description, path, true);
-  detail::write_string(set, "unit", c.unit, path, true);
-}
-
-}  // namespace
 
 const char* barrier_name(std::int8_t barrier) {
   switch (barrier) {
@@ -70,64 +51,56 @@ void write_labels_hdf5(AtomicOutput& out, const BarData& bars, const LabelJobRes
   std::vector<std::int64_t> h;
   for (const auto& s : r.settings) pt.push_back(s.profit_take), sl.push_back(s.stop), h.push_back(s.horizon);
   {
-    H5Id file(detail::checked_create(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
+    detail::H5Id file(detail::checked_create(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
                                      "file", path),
               H5Fclose);
-    write_described(file, {nb},
+    detail::write_described(file, {nb},
                     {"timestamps", H5T_STD_I64LE, H5T_NATIVE_INT64, bars.timestamps.data(),
                      "bar times, the labels' last axis", "ns since 1970-01-01 UTC"},
                     path);
     detail::write_string_dataset(file, "symbols", bars.symbols, path);
     detail::make_group(file, "settings", path);
-    write_described(file, {S},
+    detail::write_described(file, {S},
                     {"settings/profit_take", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, pt.data(),
                      "profit barrier at this multiple of the event's volatility (0: none)", "volatility multiple"},
                     path);
-    write_described(file, {S},
+    detail::write_described(file, {S},
                     {"settings/stop", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, sl.data(),
                      "stop barrier at this multiple of the event's volatility (0: none)", "volatility multiple"},
                     path);
-    write_described(file, {S},
+    detail::write_described(file, {S},
                     {"settings/horizon", H5T_STD_I64LE, H5T_NATIVE_INT64, h.data(),
                      "vertical barrier: bars after the event", "bars"},
                     path);
     detail::make_group(file, "series", path);
-    write_described(file, {ns, nb},
+    detail::write_described(file, {ns, nb},
                     {"series/volatility", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, r.volatility.data(),
                      "label.volatility: the barrier width per bar", "return fraction"},
                     path);
-    write_described(file, {ns, nb},
+    detail::write_described(file, {ns, nb},
                     {"series/side", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, r.side.data(),
                      "the side each bar was labelled with (label.side, else 1; NaN: label.events false)",
                      "+1 long / -1 short"},
                     path);
     detail::make_group(file, "labels", path);
     const std::vector<hsize_t> dims{S, ns, nb};
-    write_described(file, dims,
+    detail::write_described(file, dims,
                     {"labels/label", H5T_STD_I8LE, H5T_NATIVE_INT8, r.labels.label.data(),
                      "+1 profit barrier first, -1 stop barrier first, 0 vertical barrier or no event", "label"},
                     path);
-    write_described(file, dims,
+    detail::write_described(file, dims,
                     {"labels/barrier", H5T_STD_I8LE, H5T_NATIVE_INT8, r.labels.barrier.data(),
                      "the barrier touched first: 0 none (no event), 1 profit, 2 stop, 3 vertical", "code"},
                     path);
-    write_described(file, dims,
+    detail::write_described(file, dims,
                     {"labels/touch_bar", H5T_STD_I64LE, H5T_NATIVE_INT64, r.labels.touch_bar.data(),
                      "the bar of the first touch (-1: no event)", "bar index"},
                     path);
-    write_described(file, dims,
+    detail::write_described(file, dims,
                     {"labels/ret", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, r.labels.ret.data(),
                      "side * (exit price / event close - 1) (NaN: no event)", "return fraction"},
                     path);
-    detail::write_string(file, "config", config_yaml, path, false);
-    {
-      H5Id g = detail::make_group(file, "profile", path);
-      for (const auto& [k, v] : profile.text) detail::write_string(g, k, v, path, true);
-      for (const auto& [k, v] : profile.numbers) detail::write_number_attribute(g, k, v, path);
-    }
-    detail::write_string(file, "kbt_version", version_string, path, true);
-    detail::write_string(file, "job", "label", path, true);
-    detail::write_number_attribute(file, "complete", 1, path);
+    detail::finish_job_file(file, "label", config_yaml, profile, path);
     detail::check_write(file.close(), "file", path);
   }
 }

@@ -172,6 +172,26 @@ std::vector<std::int64_t> whole_numbers(const double* values, std::size_t n, con
   return out;
 }
 
+void write_described(hid_t file, const std::vector<hsize_t>& dims, const DescribedColumn& c, const std::string& path) {
+  write_numeric_dataset(file, c.name, c.file_type, c.mem_type, dims, c.data, path);
+  H5Id set(checked_create(H5Dopen2(file, c.name, H5P_DEFAULT), c.name, path), H5Dclose);
+  write_string(set, "description", c.description, path, true);
+  write_string(set, "unit", c.unit, path, true);
+}
+
+void finish_job_file(hid_t file, const char* job, const std::string& config_yaml, const RunProfile& profile,
+                     const std::string& path) {
+  write_string(file, "config", config_yaml, path, false);
+  {
+    H5Id g = make_group(file, "profile", path);
+    for (const auto& [k, v] : profile.text) write_string(g, k, v, path, true);
+    for (const auto& [k, v] : profile.numbers) write_number_attribute(g, k, v, path);
+  }
+  write_string(file, "kbt_version", version_string, path, true);
+  write_string(file, "job", job, path, true);
+  write_number_attribute(file, "complete", 1, path);
+}
+
 void write_metric_column(hid_t parent, std::size_t m, const std::vector<double>& values, const std::string& path) {
   const char* name = metric_names()[m];
   if (metric_is_count(static_cast<int>(m))) {

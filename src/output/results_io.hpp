@@ -23,6 +23,21 @@
 
 namespace kbt::detail {
 
+// A numeric dataset written whole (write_numeric_dataset) with its
+// `description` and `unit` attributes: the label and simulate files.
+struct DescribedColumn {
+  const char* name;
+  hid_t file_type, mem_type;
+  const void* data;
+  const char *description, *unit;
+};
+void write_described(hid_t file, const std::vector<hsize_t>& dims, const DescribedColumn& c, const std::string& path);
+
+// The end of a label or simulate file: /config, /profile, the root attributes
+// kbt_version and job, and last complete = 1.
+void finish_job_file(hid_t file, const char* job, const std::string& config_yaml, const RunProfile& profile,
+                     const std::string& path);
+
 // Creates the folder `path` goes into (kbt::Error(io) when it cannot).
 void ensure_parent_directory(const std::string& path);
 

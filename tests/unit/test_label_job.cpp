@@ -141,7 +141,7 @@ TEST(LabelJob, EverySpaceGivesTheReferenceBits) {
   }
   // `auto` is Kokkos' default execution space.
   for (const auto& space : spaces)
-    if (space.is_default) EXPECT_EQ(kbt::choose_label_device("auto"), space.name);
+    if (space.is_default) EXPECT_EQ(kbt::choose_job_device("auto"), space.name);
 }
 
 TEST(LabelJob, ExpressionsOfTheWrongKindAreRefusedAtTheirLine) {
@@ -170,11 +170,11 @@ TEST(LabelJob, ASpaceThisBuildLacksIsRefused) {
     bool enabled = false;
     for (const auto& s : kbt::enabled_execution_spaces()) enabled = enabled || s.name == name;
     if (enabled) {
-      EXPECT_EQ(kbt::choose_label_device(name), name);
+      EXPECT_EQ(kbt::choose_job_device(name), name);
       continue;
     }
     try {
-      kbt::choose_label_device(name);
+      kbt::choose_job_device(name);
       ADD_FAILURE() << name << " is not enabled, yet chosen";
     } catch (const kbt::Error& e) {
       EXPECT_EQ(e.category(), kbt::ErrorCategory::unsupported);

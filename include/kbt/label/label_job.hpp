@@ -6,6 +6,7 @@
 // that link kbt.
 
 #include <kbt/config/run_config.hpp>
+#include <kbt/core/execution_spaces.hpp>
 #include <kbt/data/bar_data.hpp>
 #include <kbt/label/triple_barrier.hpp>
 
@@ -29,10 +30,6 @@ struct LabelJobResult {
 
 // The barrier grid of `label`, in file order (profit_take slowest).
 std::vector<BarrierSetting> barrier_grid(const LabelSettings& label);
-
-// The engine `requested` names ("auto": Kokkos' default execution space);
-// kbt::Error(unsupported) for a space this build does not enable.
-std::string choose_label_device(const std::string& requested);
 
 // Compiles the config's label expressions against `schema` (lead allowed),
 // as `kbt check --data` does before any work; language errors name their

@@ -9,6 +9,7 @@
 #include <kbt/lang/program.hpp>
 #include <kbt/metrics/metrics.hpp>
 #include <kbt/simulation/portfolio_rules.hpp>
+#include <kbt/simulation/portfolio_upload.hpp>
 #include <kbt/simulation/resolved_simulation.hpp>
 #include <kbt/sweep/detail/sweep_functor.hpp>
 #include <kbt/sweep/kernel_sweep_options.hpp>
@@ -34,16 +35,6 @@ Kokkos::View<Real**, Space> upload_rows(const std::vector<std::vector<double>>& 
       host(r, k) = k < rows[r].size() ? static_cast<Real>(rows[r][k]) : Real(0);  // htf rows are shorter
   Kokkos::deep_copy(dev, host);
   return dev;
-}
-
-template <class Real, class Space>
-Kokkos::View<Real*, Space> upload_column(const BarData& bars, const std::string& name, const char* label) {
-  std::vector<Real> host(bars.n_symbols() * bars.n_bars(), Real(0));
-  if (bars.has_column(name)) {
-    const auto& col = bars.columns.at(name);
-    for (std::size_t k = 0; k < host.size(); ++k) host[k] = static_cast<Real>(col[k]);
-  }
-  return upload_1d<Real, Space>(host, label);
 }
 
 inline std::vector<int> to_int(const std::vector<std::int32_t>& v) { return std::vector<int>(v.begin(), v.end()); }
@@ -135,23 +126,11 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
 
   // The portfolio: the data's prices, the fee per symbol and the rules, all
   // resolved already (ResolvedSimulation).
-  if (sim.fee_rate.size() != n_sym)
-    throw Error(ErrorCategory::internal, "sweep kernel: the resolved simulation has " +
-                                             std::to_string(sim.fee_rate.size()) + " fees for " +
-                                             std::to_string(n_sym) + " symbols");
-  auto& p = f.portfolio;
-  p.n_sym = static_cast<int>(n_sym);
-  p.n_bars = static_cast<int>(plan.n_bars);
-  p.position_form = program.form == StrategyOutputs::Form::position ? 1 : 0;
-  p.open = upload_column<Real, Space>(bars, "open", "kbt::open");
-  p.high = upload_column<Real, Space>(bars, "high", "kbt::high");
-  p.low = upload_column<Real, Space>(bars, "low", "kbt::low");
-  p.close = upload_column<Real, Space>(bars, "close", "kbt::close");
-  p.has_funding = sim.has_funding ? 1 : 0;
-  p.funding = upload_column<Real, Space>(bars, "funding_rate", "kbt::funding_rate");
-  std::vector<Real> fee_rate(sim.fee_rate.begin(), sim.fee_rate.end());
-  p.fee_rate = upload_1d<Real, Space>(fee_rate, "kbt::fee_rate");
-  p.rules = PortfolioRules<Real>::from(sim, program.param_names);
+  if (plan.n_bars != bars.n_bars() || n_sym != bars.n_symbols())
+    throw Error(ErrorCategory::internal, "sweep kernel: the plan's shape differs from the data's");
+  f.portfolio = upload_portfolio_step<ExecSpace, Real>(bars, sim, program.form == StrategyOutputs::Form::position,
+                                                       program.param_names);
+  const auto& p = f.portfolio;
   if (p.rules.any_swept && sim.step != PortfolioStepKind::general)
     throw Error(ErrorCategory::internal, "sweep kernel: swept settings need the general portfolio step");
 
