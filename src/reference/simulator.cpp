@@ -117,6 +117,7 @@ class ReferenceSimulator {
       result_.equity.reserve(end - begin);
       result_.cash.reserve(end - begin);
       result_.units.reserve((end - begin) * n_sym_);
+      result_.open_pnl.reserve(end - begin);
     }
     for (std::size_t t = begin; t < end; ++t) step(t, t + 1 == end);
     result_.metrics = acc_.finish_row();
@@ -158,7 +159,12 @@ class ReferenceSimulator {
     if (opts_.keep_equity) {
       result_.equity.push_back(equity);
       result_.cash.push_back(cash_);
-      for (const SymbolState& st : state_) result_.units.push_back(st.units);
+      double open_pnl = 0;
+      for (const SymbolState& st : state_) {
+        result_.units.push_back(st.units);
+        if (st.units != 0) open_pnl += st.cash_flow + st.units * st.mark;
+      }
+      result_.open_pnl.push_back(open_pnl);
     }
 
     // 8. End of the window: open positions are closed at the mark for the statistics.

@@ -56,6 +56,10 @@ struct SimulationResult {
   std::vector<double> equity;    // keep_equity: equity at the close of each window bar
   std::vector<double> cash;      // keep_equity: cash at the close of each window bar
   std::vector<double> units;     // keep_equity: units held at each close, [bar * n_symbols + symbol]
+  // keep_equity: the open trades' PnL at each close, summed over symbols in
+  // symbol order: each trade's cash flows so far (fills with fees and
+  // slippage, borrow, funding) + units * mark.
+  std::vector<double> open_pnl;
 };
 
 // Simulates one strategy output on `bars` and reduces it to the 21 metrics.
