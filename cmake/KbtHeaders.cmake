@@ -56,12 +56,18 @@ set(KBT_HEADERS
   kbt/output/labels.hpp
   kbt/output/result_rows.hpp
   kbt/output/results.hpp
+  kbt/output/simulate_results.hpp
   kbt/output/run_lock.hpp
   kbt/reference/evaluator.hpp
   kbt/reference/simulator.hpp
   kbt/report/backtest_report.hpp
+  kbt/simulate/action_simulation.hpp
+  kbt/simulate/action_simulator.hpp
+  kbt/simulate/detail/action_functors.hpp
+  kbt/simulate/simulate_job.hpp
   kbt/simulation/portfolio_rules.hpp
   kbt/simulation/portfolio_step.hpp
+  kbt/simulation/portfolio_upload.hpp
   kbt/simulation/resolved_simulation.hpp
   kbt/simulation/setting_units.hpp
   kbt/sweep/backtest.hpp

@@ -4,7 +4,8 @@
 #
 #   scripts/device-check.sh bundle BUILD_DIR [BUNDLE_DIR]
 #       On the build machine: copies a CUDA build's kbt, kbt_tests_sweep,
-#       bench_sweep, kbt_tests_label and bench_label, the shared libraries they load that a bare machine lacks
+#       bench_sweep, kbt_tests_label, bench_label, kbt_tests_simulate and
+#       bench_simulate, the shared libraries they load that a bare machine lacks
 #       (HDF5, yaml-cpp, Google Benchmark, ...), and a manifest into
 #       BUNDLE_DIR (default device-bundle/, ignored by git; must stay under
 #       64 MiB to travel). BUILD_DIR: a kbt build against a CUDA Kokkos
@@ -16,7 +17,9 @@
 #       parity tests on the CUDA space, bench_sweep's scaling benchmarks
 #       (1k ... 1M combos x 10k and 100k bars, fp64 and fp32, the kernel and
 #       the hand-written CUDA loop in the same run), the labels' parity tests
-#       and bench_label (kernel vs host loop), `kbt calibrate --quick`,
+#       and bench_label (kernel vs host loop), the action simulation's parity
+#       tests and bench_simulate (256 trials x 300k bars: kernel vs host
+#       loop), `kbt calibrate --quick`,
 #       and `kbt run` of every example config on cuda, whose verification
 #       compares every verified candidate by bits with the reference engine.
 #       Writes REPORT_DIR/report.md (default device-report/) and the raw
@@ -34,7 +37,8 @@ bundle() {
   local build=${1:-} out=${2:-device-bundle}
   [ -n "$build" ] || die "usage: scripts/device-check.sh bundle BUILD_DIR [BUNDLE_DIR]"
   local bins=("$build/src/kbt" "$build/tests/kbt_tests_sweep" "$build/benchmarks/bench_sweep"
-    "$build/tests/kbt_tests_label" "$build/benchmarks/bench_label")
+    "$build/tests/kbt_tests_label" "$build/benchmarks/bench_label"
+    "$build/tests/kbt_tests_simulate" "$build/benchmarks/bench_simulate")
   for b in "${bins[@]}"; do [ -x "$b" ] || die "$b not built (a CUDA build with benchmarks: docs/gpu.md)"; done
   grep -q "KBT_KOKKOS_DEVICES.*CUDA" "$build/CMakeCache.txt" 2>/dev/null ||
     say "warning: $build does not look like a CUDA build (KBT_KOKKOS_DEVICES has no CUDA)"
@@ -103,11 +107,15 @@ run() {
     --benchmark_min_time=0.2 --benchmark_out="$report/scaling.json" --benchmark_out_format=json
   step label_parity 60 "$bin/kbt_tests_label"
   step label_bench 60 "$bin/bench_label" --benchmark_min_time=0.2
+  step simulate_parity 60 "$bin/kbt_tests_simulate"
+  # 300k bars; 256 trials keep the single-threaded host loop near 15 s an iteration.
+  step simulate_bench 150 env KBT_BENCH_TRIALS=256 KBT_BENCH_BARS=300000 "$bin/bench_simulate" \
+    --benchmark_min_time=0.01
   step calibrate 120 "$bin/kbt" calibrate --quick --out "$report/calibration.yaml"
   for cfg in configs/*.yaml; do
     local name
     name=$(basename "$cfg" .yaml)
-    if grep -q '^job: label' "$cfg"; then  # a labelling job: no combos to sample
+    if grep -qE '^job: (label|simulate)' "$cfg"; then  # no combos to sample
       step "run_$name" 60 "$bin/kbt" run "$cfg" --device "$device" --profile --out "$report/$name.h5"
     else
       step "run_$name" 60 "$bin/kbt" run "$cfg" --device "$device" --sample 512 --seed 1 --profile --out "$report/$name.h5"

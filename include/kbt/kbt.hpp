@@ -37,6 +37,9 @@
 #include <kbt/metrics/metrics.hpp>
 #include <kbt/metrics/metrics_accumulator.hpp>
 
+#include <kbt/simulate/action_simulation.hpp>
+#include <kbt/simulate/action_simulator.hpp>
+#include <kbt/simulate/simulate_job.hpp>
 #include <kbt/simulation/portfolio_rules.hpp>
 #include <kbt/simulation/portfolio_step.hpp>
 #include <kbt/simulation/resolved_simulation.hpp>
@@ -71,6 +74,7 @@
 #include <kbt/output/labels.hpp>
 #include <kbt/output/result_rows.hpp>
 #include <kbt/output/results.hpp>
+#include <kbt/output/simulate_results.hpp>
 #include <kbt/output/run_lock.hpp>
 
 #include <kbt/validation/correlation.hpp>

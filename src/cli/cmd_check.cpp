@@ -10,6 +10,7 @@
 #include <kbt/sweep/strategy_warnings.hpp>
 #include <kbt/data/data_io.hpp>
 #include <kbt/label/label_job.hpp>
+#include <kbt/simulate/simulate_job.hpp>
 #include <kbt/lang/compiler.hpp>
 #include <kbt/simulation/resolved_simulation.hpp>
 #include <kbt/config/param_grid.hpp>
@@ -231,6 +232,33 @@ void check_label_with_data(const RunConfig& c) {
   std::printf("data and expressions OK\n");
 }
 
+// An action-driven simulation (docs/simulate.md "The simulate job").
+void print_simulate_summary(const RunConfig& c) {
+  print_config_head(c, " (job: simulate)");
+  const SimulateSettings& s = c.simulate;
+  if (s.random_trials > 0)
+    std::printf("actions: random policy, %lld trials, seed %llu, held %lld bars\n",
+                static_cast<long long>(s.random_trials), static_cast<unsigned long long>(s.random_seed),
+                static_cast<long long>(s.random_hold));
+  else
+    std::printf("actions: %s, dataset /%s\n", s.actions_path.c_str(), s.actions_dataset.c_str());
+  std::printf("kind %s, cash_reserve %s, spread_bps %s, per_bar %s, reward %s (eta %s), device %s\n", s.kind.c_str(),
+              format_number(s.cash_reserve).c_str(), format_number(s.spread_bps).c_str(), s.per_bar ? "yes" : "no",
+              s.reward.c_str(), format_number(s.eta).c_str(), s.device.c_str());
+  std::printf("output: %s\n", c.output.path.c_str());
+  std::printf("config OK\n");
+}
+
+void check_simulate_with_data(const RunConfig& c) {
+  const BarData bars = load_data(c);
+  print_data_line(bars);
+  const Actions actions = simulate_job_actions(c, bars);  // read or drawn, and checked
+  const ResolvedSimulation sim = resolve_simulation(with_spread(c.simulation, c.simulate.spread_bps), bars);
+  std::printf("actions: %zu trials x %zu symbols x %zu bars, scoring from bar %zu\n", actions.n_trials,
+              actions.n_symbols, actions.n_bars, sim.window.begin);
+  std::printf("data and actions OK\n");
+}
+
 }  // namespace
 
 void add_check_command(CLI::App& app) {
@@ -243,6 +271,11 @@ void add_check_command(CLI::App& app) {
   cmd->footer("\nExamples:\n  kbt check configs/sma_cross.yaml\n  kbt check configs/sma_cross.yaml --data");
   cmd->callback([path, with_data] {
     const RunConfig config = load_job_config(*path);
+    if (config.job == Job::simulate) {
+      print_simulate_summary(config);
+      if (*with_data) check_simulate_with_data(config);
+      return;
+    }
     if (config.job == Job::label) {
       print_label_summary(config);
       if (*with_data) check_label_with_data(config);

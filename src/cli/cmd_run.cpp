@@ -18,6 +18,7 @@
 #include "cli/commands.hpp"
 #include "cli/label_job_command.hpp"
 #include "cli/progress_printer.hpp"
+#include "cli/simulate_job_command.hpp"
 #include "cli/table_format.hpp"
 #include "plot/plots.hpp"
 
@@ -80,28 +81,30 @@ std::string draw_heatmap(const RunConfig& config, const std::string& out) {
   }
 }
 
-// A labelling job (docs/label.md "The label job"): no sweep, so no
-// checkpoint, sample or calibration.
-void run_label(const RunArgs& a, const RunConfig& config) {
-  const std::pair<bool, const char*> sweep_only[] = {{a.resume, "--resume (a labelling job has no checkpoint)"},
-                                                     {a.sample > 0, "--sample (a labelling job has no combos)"},
+// A labelling job (docs/label.md) or an action-driven simulation
+// (docs/simulate.md): no sweep, so no checkpoint, sample or calibration.
+void run_single_kernel_job(const RunArgs& a, const RunConfig& config) {
+  const char* job = config.job == Job::label ? "a labelling job" : "an action-driven simulation";
+  const std::pair<bool, const char*> sweep_only[] = {{a.resume, "--resume (it has no checkpoint)"},
+                                                     {a.sample > 0, "--sample (it has no combos)"},
                                                      {!a.calibration.empty(), "--calibration"}};
   for (const auto& [given, flag] : sweep_only)
-    if (given) throw Error(ErrorCategory::config, std::string(flag) + ": " + a.config_path + " is a labelling job; "
-                                                  "the flag belongs to sweeps");
-  LabelRunOptions o;
+    if (given) throw Error(ErrorCategory::config, std::string(flag) + ": " + a.config_path + " is " + job +
+                                                  "; the flag belongs to sweeps");
+  JobRunOptions o;
   o.device = a.device;
   o.out = a.out;
   o.show = a.show;
   o.profile = a.profile;
-  run_label_config(config, o);
+  if (config.job == Job::label) run_label_config(config, o);
+  else run_simulate_config(config, o);
 }
 
 void run(const RunArgs& a) {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   const RunConfig config = load_job_config(a.config_path);
-  if (config.job == Job::label) return run_label(a, config);
+  if (config.job != Job::sweep) return run_single_kernel_job(a, config);
   const BarData bars = load_run_data(config);
   const double load_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
 
@@ -231,7 +234,7 @@ void run(const RunArgs& a) {
 
 void add_run_command(CLI::App& app) {
   static RunArgs args;
-  auto* cmd = app.add_subcommand("run", "Run the job a YAML config describes: a parameter sweep, or labels (job: label)");
+  auto* cmd = app.add_subcommand("run", "Run the job a YAML config describes: a parameter sweep, labels (job: label) or an action simulation (job: simulate)");
   cmd->add_option("config", args.config_path, "Run config (YAML)")->required();
   cmd->add_option("--device", args.device, "reference | serial | openmp | cuda | auto (default: the config's)")
       ->check(CLI::IsMember({"auto", "reference", "serial", "openmp", "cuda"}));
@@ -249,7 +252,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--profile", args.profile, "Print the run profile");
   cmd->footer("\nExamples:\n  kbt run configs/sma_cross.yaml\n  kbt run configs/sma_cross.yaml --device openmp -o /tmp/r.h5 --rows 5"
               "\n  kbt run configs/sma_cross.yaml --resume   # after an interruption"
-              "\n  kbt run configs/triple_barrier.yaml        # a labelling job");
+              "\n  kbt run configs/triple_barrier.yaml        # a labelling job"
+              "\n  kbt run configs/random_policy.yaml         # an action-driven simulation");
   cmd->callback([] { run(args); });
 }
 

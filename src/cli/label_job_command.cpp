@@ -49,7 +49,7 @@ std::string setting_table(const LabelJobResult& r, std::size_t n_cells, std::siz
 
 }  // namespace
 
-void run_label_config(const RunConfig& config, const LabelRunOptions& o) {
+void run_label_config(const RunConfig& config, const JobRunOptions& o) {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   const BarData bars = load_run_data(config);
@@ -61,12 +61,7 @@ void run_label_config(const RunConfig& config, const LabelRunOptions& o) {
     if (!p.empty()) remove_orphaned_temporaries(p);
 
   const LabelJobResult r = run_label_job(config, bars, o.device);
-  RunProfile profile;
-  profile.set("job", "label");
-  profile.set("device", r.device);
-  profile.set("config_path", config.source_path);
-  profile.set("data_path", config.data_path);
-  profile.set("seconds_load", load_seconds);
+  RunProfile profile = job_profile("label", r.device, config, load_seconds);
   profile.set("seconds_expressions", r.seconds_expressions);
   profile.set("seconds_labels", r.seconds_labels);
   profile.set("settings", static_cast<double>(r.settings.size()));
@@ -85,12 +80,7 @@ void run_label_config(const RunConfig& config, const LabelRunOptions& o) {
   std::fputs(setting_table(r, bars.n_symbols() * bars.n_bars(), o.show).c_str(), stdout);
   if (r.settings.size() > o.show) std::printf("  (%zu more settings in the file)\n", r.settings.size() - o.show);
   std::printf("labels: %s%s%s\n", out.c_str(), csv.empty() ? "" : "  CSV: ", csv.c_str());
-  if (o.profile) {
-    std::printf("profile:\n");
-    for (const auto& [k, v] : profile.text) std::printf("  %-22s %s\n", k.c_str(), v.c_str());
-    for (const auto& [k, v] : profile.numbers) std::printf("  %-22s %.6g\n", k.c_str(), v);
-    std::printf("  %-22s %.6g\n", "seconds_write", write_seconds);
-  }
+  if (o.profile) print_job_profile(profile, write_seconds);
 }
 
 }  // namespace kbt::cli

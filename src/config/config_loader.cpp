@@ -8,6 +8,7 @@
 #include "config/loader.hpp"
 #include "config/yaml_document.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -23,9 +24,17 @@ namespace {
 
 const std::vector<std::string> root_keys = {"job",        "data",  "symbols", "external_data", "strategy",
                                             "simulation", "sweep", "verify",  "validation",    "output",
-                                            "label"};
-// The sections of a sweep that a labelling job does not take.
-const std::vector<std::string> sweep_only_keys = {"strategy", "simulation", "sweep", "verify", "validation"};
+                                            "label",      "simulate"};
+
+// The root keys each job takes beside data, symbols, external_data and output.
+const std::vector<std::string>& job_keys(Job job) {
+  static const std::vector<std::string> sweep = {"strategy", "simulation", "sweep", "verify", "validation"};
+  static const std::vector<std::string> label = {"label"};
+  static const std::vector<std::string> simulate = {"simulation", "simulate"};
+  return job == Job::sweep ? sweep : job == Job::label ? label : simulate;
+}
+
+const char* job_name(Job job) { return job == Job::sweep ? "sweep" : job == Job::label ? "label" : "simulate"; }
 
 }  // namespace
 
@@ -36,15 +45,18 @@ void Loader::load(const std::string& base_dir) {
                                                             "'data' and 'strategy'");
   const auto top = doc_.entries(root, "the run config", root_keys);
   if (const auto* e = find_entry(top, "job")) job(*e);
-  if (cfg_.job == Job::label) {
-    for (const auto& key : sweep_only_keys)
-      if (const auto* e = find_entry(top, key))
-        doc_.fail(ErrorCategory::config, e->key,
-                  "'" + key + "' belongs to sweeps; a labelling job (job: label) takes data, symbols, "
-                  "external_data, label and output (docs/label.md)");
-  } else if (const auto* e = find_entry(top, "label")) {
-    doc_.fail(ErrorCategory::config, e->key,
-              "'label' belongs to labelling jobs: add 'job: label' (docs/label.md), or remove it");
+  // Each section belongs to one or two jobs: another job's is refused, naming both.
+  for (const Job other : {Job::sweep, Job::label, Job::simulate}) {
+    if (other == cfg_.job) continue;
+    const auto& mine = job_keys(cfg_.job);
+    for (const auto& key : job_keys(other)) {
+      const auto* e = find_entry(top, key);
+      if (!e || std::find(mine.begin(), mine.end(), key) != mine.end()) continue;
+      doc_.fail(ErrorCategory::config, e->key,
+                "'" + key + "' belongs to " + (other == Job::sweep ? std::string("sweeps") : "`job: " + std::string(job_name(other)) + "`") +
+                    "; this " + (cfg_.job == Job::sweep ? std::string("sweep") : "`job: " + std::string(job_name(cfg_.job)) + "`") +
+                    " takes data, symbols, external_data, " + join(mine) + " and output (docs/config.md \"Top level\")");
+    }
   }
   // sweep first: its limits bound the work of expanding the parameter axes.
   if (const auto* e = find_entry(top, "sweep")) sweep(*e);
@@ -57,6 +69,17 @@ void Loader::load(const std::string& base_dir) {
     note(*e, "external_data");
     cfg_.external_data =
         choice(*e, "external_data", {"refuse", "follow"}) == "follow" ? ExternalData::follow : ExternalData::refuse;
+  }
+  if (cfg_.job == Job::simulate) {
+    const YamlEntry* simulate_entry = find_entry(top, "simulate");
+    if (!simulate_entry)
+      doc_.fail(ErrorCategory::config, root, "missing required key 'simulate' (the actions and what to write)");
+    simulate(*simulate_entry, base_dir);
+    if (const auto* e = find_entry(top, "simulation")) simulation(*e);
+    cfg_.output.path = "results/simulate.h5";
+    cfg_.output.csv = false;
+    if (const auto* e = find_entry(top, "output")) output(*e);
+    return;
   }
   if (cfg_.job == Job::label) {
     const YamlEntry* label_entry = find_entry(top, "label");
@@ -89,12 +112,15 @@ void Loader::data(const YamlEntry& e, const std::string& base_dir) {
 
 void Loader::job(const YamlEntry& e) {
   note(e, "job");
-  if (choice(e, "job", {"sweep", "label"}) == "sweep") return;
+  const std::string job = choice(e, "job", {"sweep", "label", "simulate"});
+  if (job == "sweep") return;
   if (!any_job_)
     doc_.fail(ErrorCategory::config, e.value,
-              "this is a labelling job (job: label); `kbt run` and `kbt check` take it, this command takes sweeps "
-              "(docs/label.md)");
-  cfg_.job = Job::label;
+              job == "label" ? "this is a labelling job (job: label); `kbt run` and `kbt check` take it, this "
+                               "command takes sweeps (docs/label.md)"
+                             : "this is an action-driven simulation (job: simulate); `kbt run` and `kbt check` take "
+                               "it, this command takes sweeps (docs/simulate.md)");
+  cfg_.job = job == "label" ? Job::label : Job::simulate;
 }
 
 void Loader::symbols(const YamlEntry& e) {

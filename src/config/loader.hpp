@@ -66,6 +66,8 @@ class Loader {
   // label_section.cpp: the `label` section of `job: label`
   void label(const YamlEntry& e);
   ParamSpec barrier_axis(const YamlEntry& e, Bound b, bool integer);
+  // simulate_section.cpp: the `simulate` section of `job: simulate`
+  void simulate(const YamlEntry& e, const std::string& base_dir);
   // strategy_section.cpp
   void strategy(const YamlEntry& e);
   void functions(const YamlEntry& e);

@@ -24,8 +24,8 @@ void Loader::output(const YamlEntry& e) {
     note(item, what);
     if (item.name == "path") o.path = text(item, what, "a file path");
     else if (item.name == "csv") o.csv = boolean(item, what);
-    else if (item.name == "heatmap" && cfg_.job == Job::label)
-      doc_.fail(ErrorCategory::config, item.key, "output.heatmap belongs to sweeps; a labelling job has no params");
+    else if (item.name == "heatmap" && cfg_.job != Job::sweep)
+      doc_.fail(ErrorCategory::config, item.key, "output.heatmap belongs to sweeps; only a sweep has params");
     else if (item.name == "heatmap") heatmap(item);
   }
 }

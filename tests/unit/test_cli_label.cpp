@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "support/cli_runner.hpp"
+#include "support/hdf5_file.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace {
@@ -39,35 +40,7 @@ const char* kLabel =
     "  stop: 1.5\n"
     "  horizon: [6, 24]\n";
 
-struct File {
-  hid_t id;
-  explicit File(const std::string& path) : id(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT)) {}
-  ~File() {
-    if (id >= 0) H5Fclose(id);
-  }
-
-  template <class T>
-  std::vector<T> read(const std::string& name, hid_t mem_type, std::vector<hsize_t>* dims = nullptr) const {
-    const hid_t set = H5Dopen2(id, name.c_str(), H5P_DEFAULT);
-    EXPECT_GE(set, 0) << name;
-    if (set < 0) return {};
-    const hid_t space = H5Dget_space(set);
-    std::vector<hsize_t> d(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space)));
-    H5Sget_simple_extent_dims(space, d.data(), nullptr);
-    hsize_t n = 1;
-    for (const auto x : d) n *= x;
-    std::vector<T> v(n);
-    EXPECT_GE(H5Dread(set, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0) << name;
-    if (dims) *dims = d;
-    H5Sclose(space);
-    H5Dclose(set);
-    return v;
-  }
-
-  bool has_text_attribute(const std::string& object, const std::string& attribute) const {
-    return H5Aexists_by_name(id, object.c_str(), attribute.c_str(), H5P_DEFAULT) > 0;
-  }
-};
+using File = kbt::test::Hdf5File;
 
 std::vector<std::vector<std::string>> read_csv(const std::string& path) {
   std::ifstream f(path);
@@ -116,10 +89,10 @@ TEST(CliLabel, WritesTheDescribedLayoutAndTheCsvRowForRow) {
   EXPECT_EQ(dims, std::vector<hsize_t>({ns, nb}));
   const auto side = f.read<double>("series/side", H5T_NATIVE_DOUBLE);
   for (const auto* name : {"timestamps", "settings/horizon", "series/volatility", "labels/label", "labels/ret"}) {
-    EXPECT_TRUE(f.has_text_attribute(name, "description")) << name;
-    EXPECT_TRUE(f.has_text_attribute(name, "unit")) << name;
+    EXPECT_TRUE(f.has_attribute(name, "description")) << name;
+    EXPECT_TRUE(f.has_attribute(name, "unit")) << name;
   }
-  EXPECT_TRUE(f.has_text_attribute(".", "complete"));
+  EXPECT_TRUE(f.has_attribute(".", "complete"));
   for (const double x : side) EXPECT_EQ(x, 1.0);  // no side, no events filter: every bar long
 
   // Every labelled bar is one CSV row, settings slowest, symbols in the
@@ -203,7 +176,7 @@ TEST(CliLabel, SweepOnlyFlagsAndCommandsSayWhy) {
   const std::string config = write_config(s, kLabel, false);
   const auto resume = kbt::test::run_kbt("run " + config + " --resume");
   EXPECT_NE(resume.exit_code, 0);
-  EXPECT_NE(resume.output.find("--resume (a labelling job has no checkpoint)"), std::string::npos) << resume.output;
+  EXPECT_NE(resume.output.find("--resume (it has no checkpoint)"), std::string::npos) << resume.output;
   const auto backtest = kbt::test::run_kbt("backtest " + config + " --params a=1");
   EXPECT_NE(backtest.exit_code, 0);
   EXPECT_NE(backtest.output.find("l.yaml:1:6: this is a labelling job"), std::string::npos) << backtest.output;

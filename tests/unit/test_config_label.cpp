@@ -60,11 +60,11 @@ TEST(ConfigLabel, ErrorsNameTheirLine) {
   expect_error(head + "  volatility: 0.01\n", C::config, "l.yaml:3:1: ", "label needs 'horizon'");
   expect_error("job: label\ndata: d.h5\n", C::config, "l.yaml:1:1: ", "missing required key 'label'");
   expect_error(head + "  volatility: 0.01\n  horizon: 5\nstrategy: {position: 1}\n", C::config, "l.yaml:6:1: ",
-               "'strategy' belongs to sweeps; a labelling job (job: label) takes data, symbols");
+               "'strategy' belongs to sweeps; this `job: label` takes data, symbols, external_data, label and output");
   expect_error(head + "  volatility: 0.01\n  horizon: 5\nsweep: {top_k: 3}\n", C::config, "l.yaml:6:1: ",
                "'sweep' belongs to sweeps");
   expect_error("data: d.h5\nstrategy: {position: 1}\nlabel: {volatility: 0.1}\n", C::config, "l.yaml:3:1: ",
-               "'label' belongs to labelling jobs: add 'job: label'");
+               "'label' belongs to `job: label`; this sweep takes data, symbols");
   expect_error(head + "  volatility: 0.01\n  horizon: [5, 2.5]\n", C::config, "l.yaml:5:12: ",
                "label.horizon has the value 2.5; it needs whole numbers of bars >= 1");
   expect_error(head + "  volatility: 0.01\n  horizon: 0\n", C::config, "l.yaml:5:12: ",

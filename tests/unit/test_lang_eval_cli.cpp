@@ -5,6 +5,7 @@
 #include <kbt/label/label_job.hpp>
 #include <kbt/config/param_grid.hpp>
 #include <kbt/metrics/metrics.hpp>
+#include <kbt/simulate/simulate_job.hpp>
 #include <kbt/sweep/backtest.hpp>
 
 #include <cmath>
@@ -164,7 +165,7 @@ TEST(LangEvalCli, DumpPrintsTheProgram) {
 // evaluates to finite values after warm-up on the shipped sample data.
 TEST(LangExampleConfigs, EveryStrategyCompilesAndEvaluates) {
   const std::filesystem::path dir = std::filesystem::path(KBT_SOURCE_DIR) / "configs";
-  int checked = 0, labelling = 0;
+  int checked = 0, labelling = 0, simulating = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".yaml") continue;
     SCOPED_TRACE(entry.path().string());
@@ -174,6 +175,14 @@ TEST(LangExampleConfigs, EveryStrategyCompilesAndEvaluates) {
       const LabelJobResult r = run_label_job(cfg, data, "reference");
       for (const auto events : r.events) EXPECT_GT(events, 0u);
       ++labelling;
+      continue;
+    }
+    if (cfg.job == Job::simulate) {  // an action-driven simulation: every trial trades
+      const SimulateJobResult r = run_simulate_job(cfg, data, "reference");
+      ASSERT_GT(r.trials.n_trials, 0u);
+      for (std::size_t t = 0; t < r.trials.n_trials; ++t)
+        EXPECT_GT(r.trials.metrics[t * n_metrics + static_cast<int>(Metric::n_trades)], 0) << "trial " << t;
+      ++simulating;
       continue;
     }
     const Program p = compile_strategy(cfg.strategy, schema_of(data));
@@ -191,6 +200,7 @@ TEST(LangExampleConfigs, EveryStrategyCompilesAndEvaluates) {
   }
   EXPECT_GE(checked, 8);
   EXPECT_GE(labelling, 2);
+  EXPECT_GE(simulating, 1);
 }
 
 // The worked examples of docs/language.md §12: every ```yaml block there is a

@@ -166,8 +166,24 @@ struct LabelSettings {
   std::string device = "auto";  // auto | reference | serial | openmp | cuda
 };
 
+// The `simulate` section of an action-driven simulation (`job: simulate`,
+// docs/simulate.md): where the actions come from and what to write.
+struct SimulateSettings {
+  std::string actions_path;               // HDF5 file of actions (resolved like `data`), or
+  std::string actions_dataset = "actions";
+  std::int64_t random_trials = 0;         // > 0: a random policy of this many trials instead
+  std::uint64_t random_seed = 0;
+  std::int64_t random_hold = 24;          // bars each random action is held
+  std::string kind = "exposure";          // exposure | discrete
+  double cash_reserve = 0, spread_bps = 0;
+  bool per_bar = false;                   // write equity, units, open PnL, drawdown and rewards per bar
+  std::string reward = "log_return";      // log_return | pnl | differential_sharpe
+  double eta = 0.01;                      // differential_sharpe's rate
+  std::string device = "auto";            // auto | reference | serial | openmp | cuda
+};
+
 // What a config asks kbt to do (root key `job`).
-enum class Job { sweep, label };
+enum class Job { sweep, label, simulate };
 
 struct OutputSettings {
   std::string path = "results/run.h5";
@@ -189,7 +205,8 @@ struct RunConfig {
   VerifySettings verify;
   ValidationSettings validation;
   OutputSettings output;
-  LabelSettings label;  // job: label only
+  LabelSettings label;        // job: label only
+  SimulateSettings simulate;  // job: simulate only
 
   // Where each key written in the file stands, by dotted name ("data",
   // "simulation.fee_bps", "sweep.objective.metric", ...): the value as written and
