@@ -234,6 +234,48 @@ TYPED_TEST(SimulateActions, ReserveScalesTargetsAndSpreadIsHalfMoreSlippage) {
   EXPECT_FALSE(same_bits(a.metrics, unscaled.metrics)) << "the reserve changed nothing: a vacuous case";
 }
 
+// Kokkos' allocations, counted through its tools interface.
+std::size_t g_allocations = 0;
+void count_allocation(const Kokkos_Profiling_SpaceHandle, const char*, const void*, const std::uint64_t) {
+  ++g_allocations;
+}
+void no_tool(const int, const std::uint64_t, const std::uint32_t, Kokkos_Profiling_KokkosPDeviceInfo*) {}
+
+// A training loop's second call allocates nothing: the bars stay on the device,
+// the scratch keeps its size, the actions and outputs are the caller's.
+TYPED_TEST(SimulateActions, RepeatedCallsAllocateNothing) {
+  const kbt::BarData bars = kbt::test::synthetic_bars(2, 500, 8);
+  const kbt::ResolvedSimulation sim = kbt::resolve_simulation(general_settings(), bars);
+  kbt::ActionSimulator<TypeParam> device(bars, sim);
+  using Mem = typename TypeParam::memory_space;
+  const auto host = random_actions(6, 2, 500, false, 5);
+  const auto actions = Kokkos::create_mirror_view_and_copy(
+      Mem(), Kokkos::View<const double***, Kokkos::LayoutRight, Kokkos::HostSpace,
+                          Kokkos::MemoryTraits<Kokkos::Unmanaged>>(host.data(), 6, 2, 500));
+  typename kbt::ActionSimulator<TypeParam>::Outputs out;
+  out.metrics = decltype(out.metrics)("m", 6, kbt::n_metrics);
+  out.equity = decltype(out.equity)("e", 6, device.n_window_bars());
+  out.reward = decltype(out.reward)("r", 6, device.n_window_bars());
+  Kokkos::Tools::Experimental::set_init_callback(no_tool);  // marks a tool as loaded
+  Kokkos::Tools::Experimental::set_allocate_data_callback(count_allocation);
+  g_allocations = 0;
+  device.run(actions, {}, out);
+  const std::size_t first = g_allocations;
+  for (int epoch = 0; epoch < 3; ++epoch) device.run(actions, {}, out, {kbt::RewardKind::pnl, 0.01});
+  const std::size_t later = g_allocations - first;
+  Kokkos::Tools::Experimental::set_allocate_data_callback(nullptr);
+  Kokkos::Tools::Experimental::set_init_callback(nullptr);
+  EXPECT_GT(first, 0u) << "the first call sizes the scratch: no allocation seen means the counter is not hooked";
+  EXPECT_EQ(later, 0u);
+  // Only some per-bar views (equity, reward): those are the reference's.
+  const auto ref = kbt::simulate_actions_reference(bars, sim, kbt::ActionMatrix{host.data(), 6, 2, 500}, {}, true,
+                                                   {kbt::RewardKind::pnl, 0.01});
+  const auto reward = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out.reward);
+  const auto metrics = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out.metrics);
+  EXPECT_TRUE(same_bits(std::vector<double>(reward.data(), reward.data() + reward.size()), ref.reward));
+  EXPECT_TRUE(same_bits(std::vector<double>(metrics.data(), metrics.data() + metrics.size()), ref.metrics));
+}
+
 TYPED_TEST(SimulateActions, ActionsThatAreNotActionsAreRefusedBeforeAnyWork) {
   const kbt::BarData bars = kbt::test::synthetic_bars(2, 300, 3);
   const kbt::ResolvedSimulation sim = kbt::resolve_simulation(kbt::SimulationSettings{}, bars);

@@ -97,7 +97,8 @@ struct ActionTrials {
     PortfolioSignals<Real> sig{};
     sig.position = SeriesRun<Real>{&targets(trial, 0, 0), static_cast<long>(step.n_bars), 1};
     const int begin = step.rules.window_begin, end = step.rules.window_end;
-    const bool keep = equity.extent(0) > 0;
+    // Each per-bar view is optional; all of them need equity (ActionSimulator checks).
+    const bool keep = equity.extent(0) > 0, keep_units = units.extent(0) > 0, keep_drawdown = drawdown.extent(0) > 0;
     step.template warm_up<NSym>(sig, st, 0, begin);
     Real peak = step.rules.initial_capital;
     for (int t = begin; t < end; ++t) {
@@ -106,10 +107,11 @@ struct ActionTrials {
                       open_pnl.extent(0) > 0 ? &open_pnl(trial, k) : nullptr};
       step.template step<NSym, StepKind>(sig, st, t, t, t + 1 == end, a, sink);
       if (!keep) continue;
-      for (int s = 0; s < step.template symbols<NSym>(); ++s) units(trial, k, s) = st[s].units;
+      if (keep_units)
+        for (int s = 0; s < step.template symbols<NSym>(); ++s) units(trial, k, s) = st[s].units;
       const Real e = equity(trial, k);
       if (e > peak) peak = e;
-      drawdown(trial, k) = (peak - e) / peak;
+      if (keep_drawdown) drawdown(trial, k) = (peak - e) / peak;
     }
     Real out[n_metrics];
     a.acc.finish(out);
