@@ -84,7 +84,7 @@ class ActionSimulator {
                                   n_trials, n_symbols());
     }
     const auto trials = static_cast<std::int64_t>(n_trials);
-    detail::ActionTargets<Real, Mem> to_targets{actions, targets_,
+    detail::ActionTargets<Real, typename ExecSpace::array_layout, Mem> to_targets{actions, targets_,
                                                 settings.kind == ActionKind::discrete ? 1 : 0,
                                                 1.0 - settings.cash_reserve};
     Kokkos::parallel_for("kbt::simulate::targets",
@@ -153,7 +153,7 @@ class ActionSimulator {
   double initial_capital_ = 0;
   std::size_t n_window_ = 0;
   detail::ActionTrials<ExecSpace, Real> trials_;
-  Kokkos::View<Real***, Kokkos::LayoutRight, Mem> targets_;
+  Kokkos::View<Real***, typename ExecSpace::array_layout, Mem> targets_;
   Kokkos::View<PortfolioSymbol<Real>**, Kokkos::LayoutRight, Mem> states_;
 
   void check_shapes(const Actions& actions, const ActionSettings& settings, const Outputs& out,

@@ -36,10 +36,10 @@ struct FirstBadAction {
 
 // targets = the action's target: exposure * scale; discrete 0 -> NaN (hold),
 // 1 -> scale, 2 -> -scale; scale = 1 - cash_reserve.
-template <class Real, class Mem>
+template <class Real, class Layout, class Mem>
 struct ActionTargets {
   Kokkos::View<const double***, Kokkos::LayoutRight, Mem> actions;
-  Kokkos::View<Real***, Kokkos::LayoutRight, Mem> targets;
+  Kokkos::View<Real***, Layout, Mem> targets;
   int discrete = 0;
   double scale = 1;
   KOKKOS_INLINE_FUNCTION void operator()(const int trial, const int symbol, const int bar) const {
@@ -62,7 +62,9 @@ struct ActionTrials {
   using Symbol = PortfolioSymbol<Real>;
   using Accumulator = BasicMetricsAccumulator<Real, metric_group::all>;
   Step portfolio;
-  Kokkos::View<const Real***, Kokkos::LayoutRight, Mem> targets;  // [trial][symbol][bar]
+  // [trial][symbol][bar] in the space's layout: on a GPU (LayoutLeft) the
+  // threads of a warp, neighbouring trials, read one bar from adjacent words.
+  Kokkos::View<const Real***, typename ExecSpace::array_layout, Mem> targets;
   Kokkos::View<Symbol**, Kokkos::LayoutRight, Mem> states;        // [trial][symbol] (multi-symbol runs)
   Kokkos::View<Real**, Kokkos::LayoutRight, Mem> metrics;         // [trial][n_metrics]
   Kokkos::View<Real**, Kokkos::LayoutRight, Mem> equity;          // [trial][window bar] or empty
@@ -95,7 +97,8 @@ struct ActionTrials {
     Step::template reset<NSym>(st, step.n_sym);
     Account<Real, Accumulator> a = step.template open_account<Accumulator>();
     PortfolioSignals<Real> sig{};
-    sig.position = SeriesRun<Real>{&targets(trial, 0, 0), static_cast<long>(step.n_bars), 1};
+    sig.position = SeriesRun<Real>{&targets(trial, 0, 0), static_cast<long>(targets.stride(1)),
+                                   static_cast<long>(targets.stride(2))};
     const int begin = step.rules.window_begin, end = step.rules.window_end;
     // Each per-bar view is optional; all of them need equity (ActionSimulator checks).
     const bool keep = equity.extent(0) > 0, keep_units = units.extent(0) > 0, keep_drawdown = drawdown.extent(0) > 0;
