@@ -355,9 +355,15 @@ void write_metric_rows(hid_t file, std::uint64_t first, std::uint64_t count, con
 
 std::vector<std::string> read_param_names(hid_t file, const std::string& path) {
   H5Id g(H5Gopen2(file, "params", H5P_DEFAULT), H5Gclose);
-  if (g < 0 && has_attribute(file, "job") && read_string_attribute(file, "job", path) == "label")
-    fail_read(path, "a labelling job's labels file, not a sweep's results (docs/results.md \"Label files\": read "
-                    "it with h5py or h5dump)");
+  if (g < 0 && has_attribute(file, "job")) {  // another job's file (docs/results.md)
+    const std::string job = read_string_attribute(file, "job", path);
+    if (job == "label")
+      fail_read(path, "a labelling job's labels file, not a sweep's results (docs/results.md \"Label files\": read "
+                      "it with h5py or h5dump)");
+    if (job == "simulate")
+      fail_read(path, "an action-driven simulation's file, not a sweep's results (docs/results.md \"Simulate "
+                      "files\": read it with h5py or h5dump)");
+  }
   if (g < 0) fail_read(path, "missing group /params (not a kbt results file?)");
   H5G_info_t info;
   H5Gget_info(g, &info);

@@ -194,6 +194,14 @@ TEST(CliSimulate, CheckDescribesTheRunAndResumeIsRefused) {
   const auto resume = kbt::test::run_kbt("run " + config + " --resume");
   EXPECT_NE(resume.exit_code, 0);
   EXPECT_NE(resume.output.find("--resume (it has no checkpoint)"), std::string::npos) << resume.output;
+  // The readers of sweep results say what the file is.
+  ASSERT_EQ(kbt::test::run_kbt("run " + config).exit_code, 0);
+  for (const std::string command : {"show ", "verify ", "validate "}) {
+    const auto reader = kbt::test::run_kbt(command + (s / "sim.h5"));
+    EXPECT_NE(reader.exit_code, 0) << command;
+    EXPECT_NE(reader.output.find("an action-driven simulation's file, not a sweep's results"), std::string::npos)
+        << command << reader.output;
+  }
 }
 
 }  // namespace
