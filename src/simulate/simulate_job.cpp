@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "data/hdf5_support.hpp"
+#include "data/isolated_read.hpp"
 #include "data/portable_random.hpp"
 
 namespace kbt {
@@ -19,12 +20,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-}  // namespace
-
-Actions read_actions_hdf5(const std::string& path, const std::string& dataset) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw Error(ErrorCategory::io, path + ": cannot read the actions file: no such file");
+// The read itself, in whichever process runs it.
+Actions read_actions_here(const std::string& path, const std::string& dataset) {
   detail::SilenceHdf5Errors quiet;
   const auto fail = [&](const std::string& why) {
     throw Error(ErrorCategory::data_format, path + ": /" + dataset + ": " + why);
@@ -49,6 +46,35 @@ Actions read_actions_hdf5(const std::string& path, const std::string& dataset) {
   a.values.resize(a.n_trials * a.n_symbols * a.n_bars);
   if (!a.values.empty() && H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, a.values.data()) < 0)
     fail("cannot be read (corrupt, or compressed with a filter this HDF5 lacks)");
+  return a;
+}
+
+}  // namespace
+
+Actions read_actions_hdf5(const std::string& path, const std::string& dataset) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw Error(ErrorCategory::io, path + ": cannot read the actions file: no such file");
+  // In the reader process that market data use (docs/data-format.md "Reading
+  // untrusted files"): a libhdf5 crash on a corrupt file is an error, not the
+  // end of kbt. The shape travels as the bar axis, the values as one column.
+  MarketData m = detail::read_isolated(path, [&](detail::MarketDataSink& sink) {
+    Actions a = read_actions_here(path, dataset);
+    sink.bars_axis({static_cast<std::int64_t>(a.n_trials), static_cast<std::int64_t>(a.n_symbols),
+                    static_cast<std::int64_t>(a.n_bars)},
+                   {}, {});
+    sink.column("actions", std::move(a.values));
+  });
+  const auto& shape = m.bars.timestamps;
+  if (shape.size() != 3 || m.bars.columns.count("actions") == 0)
+    throw Error(ErrorCategory::internal, path + ": the actions reader sent no actions");
+  Actions a;
+  a.n_trials = static_cast<std::size_t>(shape[0]);
+  a.n_symbols = static_cast<std::size_t>(shape[1]);
+  a.n_bars = static_cast<std::size_t>(shape[2]);
+  a.values = std::move(m.bars.columns.at("actions"));
+  if (a.values.size() != a.n_trials * a.n_symbols * a.n_bars)
+    throw Error(ErrorCategory::internal, path + ": the actions reader sent a shape its values do not fill");
   return a;
 }
 

@@ -181,6 +181,21 @@ TEST(CliSimulate, BadActionsNameTheFileDatasetTrialSymbolAndBar) {
   EXPECT_NE(twice.output.find("simulate needs exactly one of 'actions'"), std::string::npos) << twice.output;
 }
 
+TEST(CliSimulate, AnActionsFileThatCrashesLibhdf5IsADataFormatError) {
+  // A fuzzer-made file on which libhdf5 1.10 dies (SIGSEGV reading a corrupt
+  // heap; it kills kbt when read in process): read in kbt's reader process, it
+  // is one error naming the file (docs/data-format.md "Reading untrusted files").
+  Scratch s;
+  const std::string crash = std::string(KBT_SOURCE_DIR) + "/tests/bad_input/data/libhdf5_crash_corrupt_heap_read.h5";
+  ASSERT_TRUE(std::ifstream(crash).good()) << "corpus file missing: " << crash;
+  const std::string config = write_config(s, "  actions: " + crash + "\n  dataset: bars/close\n");
+  const auto run = kbt::test::run_kbt("check " + config + " --data");
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_NE(run.output.find("error [data_format]: " + crash + ": the HDF5 library crashed reading this file"),
+            std::string::npos)
+      << run.output;
+}
+
 TEST(CliSimulate, CheckDescribesTheRunAndResumeIsRefused) {
   Scratch s;
   const std::string config = write_config(s, "  random: {trials: 4, seed: 1}\n  kind: discrete\n");
