@@ -11,7 +11,6 @@ namespace {
 std::atomic<bool> a_file_close_failed{false};
 
 constexpr hsize_t kChunk = 8192;  // elements per chunk, filled from the last axis outwards
-constexpr unsigned kDeflateLevel = 6;
 
 void check(herr_t status, const std::string& name, const std::string& path) {
   if (status < 0) throw Error(ErrorCategory::io, path + ": writing " + name + " failed");
@@ -28,7 +27,8 @@ void finish_hdf5() {
 }
 
 void write_numeric_dataset(hid_t parent, const std::string& name, hid_t file_type, hid_t mem_type,
-                           const std::vector<hsize_t>& dims, const void* data, const std::string& path) {
+                           const std::vector<hsize_t>& dims, const void* data, const std::string& path,
+                           unsigned deflate_level) {
   H5Id space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
   H5Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
   check(H5Pset_obj_track_times(dcpl.get(), 0), name, path);
@@ -43,7 +43,7 @@ void write_numeric_dataset(hid_t parent, const std::string& name, hid_t file_typ
     }
     check(H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()), name, path);
     check(H5Pset_shuffle(dcpl.get()), name, path);
-    check(H5Pset_deflate(dcpl.get(), kDeflateLevel), name, path);
+    check(H5Pset_deflate(dcpl.get(), deflate_level), name, path);
   }
   H5Id ds(H5Dcreate2(parent, name.c_str(), file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose);
   if (!ds.valid()) check(-1, name, path);

@@ -78,10 +78,14 @@ class SilenceHdf5Errors {
 
 // Reproducible datasets (no object timestamps) under `parent`; a failure is
 // kbt::Error(io) "<path>: writing <name> failed".
-// A numeric dataset of `dims`, chunked along the last axis (8192 elements)
-// with shuffle + deflate when it is not empty.
+// A numeric dataset of `dims`, chunked (about 8192 elements, whole trailing
+// rows first) with shuffle + deflate at `deflate_level` when it is not empty.
+// Data files take the default 6 (written once, read by every run); a job's
+// outputs take 1 (docs/results.md "Simulate files": a third less time for a
+// file about 1 % larger).
 void write_numeric_dataset(hid_t parent, const std::string& name, hid_t file_type, hid_t mem_type,
-                           const std::vector<hsize_t>& dims, const void* data, const std::string& path);
+                           const std::vector<hsize_t>& dims, const void* data, const std::string& path,
+                           unsigned deflate_level = 6);
 // Fixed-length, NUL-padded UTF-8 strings sized to the longest entry (no global heap).
 void write_string_dataset(hid_t parent, const std::string& name, const std::vector<std::string>& values,
                           const std::string& path);

@@ -23,8 +23,8 @@
 
 namespace kbt::detail {
 
-// A numeric dataset written whole (write_numeric_dataset) with its
-// `description` and `unit` attributes: the label and simulate files.
+// A numeric dataset written whole (write_numeric_dataset, deflate level 1)
+// with its `description` and `unit` attributes: the label and simulate files.
 struct DescribedColumn {
   const char* name;
   hid_t file_type, mem_type;
