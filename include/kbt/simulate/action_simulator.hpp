@@ -43,7 +43,9 @@ class ActionSimulator {
 
   // `sim` resolved for `bars` (resolve_simulation; with_spread for a spread).
   ActionSimulator(const BarData& bars, const ResolvedSimulation& sim)
-      : bars_(bars), initial_capital_(sim.initial_capital) {
+      : initial_capital_(sim.initial_capital) {
+    bars_.timestamps = bars.timestamps;  // the axes only: the prices live on the device
+    bars_.symbols = bars.symbols;
     trials_.portfolio = upload_portfolio_step<ExecSpace, Real>(bars, sim, true);
     n_window_ = static_cast<std::size_t>(sim.window.end - sim.window.begin);
   }
@@ -111,11 +113,12 @@ class ActionSimulator {
     ExecSpace().fence();
   }
 
-  // The host way in: the actions checked and uploaded, the results brought
-  // back (an allocation per call; a training loop uses run() above).
+  // The host way in: the actions uploaded, checked there by run() above, the
+  // results brought back (an allocation per call; a training loop uses run() above).
   ActionSimulationResult run(const ActionMatrix& actions, const ActionSettings& settings, bool keep_bars,
                              const RewardSettings& rewards = {}) {
-    check_actions(actions, bars_, settings);
+    check_action_shape(actions, bars_, settings);  // before the upload; the values are checked there
+    if (!actions.data) throw Error(ErrorCategory::internal, "actions: no data");
     using HostActions = Kokkos::View<const double***, Kokkos::LayoutRight, Kokkos::HostSpace,
                                      Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
     const auto dev = Kokkos::create_mirror_view_and_copy(
@@ -149,7 +152,7 @@ class ActionSimulator {
   }
 
  private:
-  BarData bars_;  // names and times for messages; the prices live on the device
+  BarData bars_;  // the shape, names and times for messages (no columns)
   double initial_capital_ = 0;
   std::size_t n_window_ = 0;
   detail::ActionTrials<ExecSpace, Real> trials_;
