@@ -76,6 +76,7 @@ set(KBT_HEADERS
   kbt/sweep/detail/hoist_tiling.hpp
   kbt/sweep/detail/hoisted_rows.hpp
   kbt/sweep/detail/sweep_functor.hpp
+  kbt/sweep/detail/window_sweep.hpp
   kbt/sweep/device_top_k.hpp
   kbt/sweep/kernel_sweep_options.hpp
   kbt/sweep/prepared_sweep.hpp

@@ -1,5 +1,5 @@
 // The sweep kernel as a SweepEngine: plan and runner made once, each run()
-// moves only its combos; one kernel pass per scoring window.
+// moves only its combos; one kernel pass for all of its scoring windows.
 
 #include <kbt/sweep/sweep_engine.hpp>
 
@@ -63,21 +63,44 @@ class KernelEngine final : public SweepEngine {
     request.objective = top_k.objective;
     request.k = top_k.k;
     request.combo_ids = sweep_.combos.ids(begin, count);
-    for (const ScoringWindow& w : all) {
-      runner_->set_scoring_window(w);
-      KernelSweepOutput k = runner_->run(params, request);
-      if (k.metrics.size() != count * n_metrics)
-        throw Error(ErrorCategory::internal, "sweep kernel returned the wrong number of combos");
-      out.metrics.insert(out.metrics.end(), k.metrics.begin(), k.metrics.end());
-      out.top_k.push_back(top_k.k ? k.top_k : std::vector<std::size_t>{});
-      out.phases.upload += k.seconds_upload;
-      out.phases.fold_kernels += k.seconds_hoist;
-      out.phases.kernel += k.seconds_kernel;
-      out.phases.top_k += k.seconds_topk;
-      out.phases.download += k.seconds_download;
-      out.phases.hoist_tiles_computed += k.hoist_tiles;
-      out.phases.kernel_bytes = std::max(out.phases.kernel_bytes, k.kernel_bytes);
+    // One window: the one-window kernel (its state in registers); several:
+    // one pass over the bars for all of them (detail/window_sweep.hpp).
+    KernelSweepOutput k;
+    if (all.size() == 1) {
+      runner_->set_scoring_window(all.front());
+      k = runner_->run(params, request);
+      runner_->set_scoring_window(sweep_.sim.window);
+      k.window_top_k.push_back(std::move(k.top_k));
+    } else {
+      k = runner_->run_windows(params, all, {}, request);
     }
+    if (k.metrics.size() != all.size() * count * n_metrics || k.window_top_k.size() != all.size())
+      throw Error(ErrorCategory::internal, "sweep kernel returned the wrong number of combos");
+    out.metrics = std::move(k.metrics);
+    for (auto& rows : k.window_top_k) out.top_k.push_back(top_k.k ? std::move(rows) : std::vector<std::size_t>{});
+    out.phases.upload = k.seconds_upload;
+    out.phases.fold_kernels = k.seconds_hoist;
+    out.phases.kernel = k.seconds_kernel;
+    out.phases.top_k = k.seconds_topk;
+    out.phases.download = k.seconds_download;
+    out.phases.hoist_tiles_computed = k.hoist_tiles;
+    out.phases.kernel_bytes = k.kernel_bytes;
+    out.phases.passes = 1;
+    return out;
+  }
+
+  CandidateRuns run_candidates(const std::vector<double>& params, const ScoringWindow& window,
+                               const std::vector<std::size_t>& period_last) override {
+    CandidateRuns out;
+    const std::size_t k = sweep_.n_params() == 0 ? 1 : params.size() / sweep_.n_params();
+    if (k == 0) return out;
+    KernelTopKRequest none;
+    none.combo_ids.resize(k);
+    runner_->set_metric_groups(metric_group::all);
+    KernelSweepOutput r = runner_->run_windows(params, {window}, period_last, none);
+    runner_->set_metric_groups(sweep_.metric_groups);
+    out.metrics = std::move(r.metrics);
+    out.period_returns = std::move(r.period_returns);
     return out;
   }
 

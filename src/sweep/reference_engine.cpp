@@ -8,6 +8,7 @@
 #include <kbt/reference/evaluator.hpp>
 #include <kbt/reference/simulator.hpp>
 #include <kbt/sweep/top_k.hpp>
+#include <kbt/validation/period_returns.hpp>
 
 #include <algorithm>
 #include <limits>
@@ -64,6 +65,32 @@ class ReferenceEngine final : public SweepEngine {
       out.top_k.push_back(top_k.k ? select_top_k(window_metrics, ids, top_k.objective, top_k.k)
                                   : std::vector<std::size_t>{});
     }
+    return out;
+  }
+
+  CandidateRuns run_candidates(const std::vector<double>& params, const ScoringWindow& window,
+                               const std::vector<std::size_t>& period_last) override {
+    check_scoring_windows({window}, bars_.n_bars());
+    const std::size_t np = sweep_.n_params(), k = np == 0 ? 1 : params.size() / np, p = period_last.size();
+    ResolvedSimulation sim = sweep_.sim;
+    sim.window = window;
+    PeriodGrid grid;
+    grid.last_bar = period_last;
+    SimulationOptions keep;
+    keep.keep_equity = p > 0;
+    CandidateRuns out;
+    out.metrics.assign(k * n_metrics, 0.0);
+    out.period_returns.assign(p * k, 0.0);
+    detail::host_parallel_for(k, threads_, [&](std::size_t j) {
+      const double* values = params.data() + j * np;
+      const StrategyOutputs signals = evaluate_strategy_reference(sweep_.program, bars_, values, &cache_);
+      const SimulationResult r =
+          simulate_reference(bars_, combo_simulation(sim, sweep_.program.param_names, values), signals, keep);
+      std::copy(r.metrics.begin(), r.metrics.end(), out.metrics.begin() + static_cast<std::ptrdiff_t>(j * n_metrics));
+      if (p == 0) return;
+      const std::vector<double> returns = period_returns(r.equity, sim.initial_capital, grid);
+      for (std::size_t q = 0; q < p; ++q) out.period_returns[q * k + j] = returns[q];
+    });
     return out;
   }
 

@@ -4,9 +4,8 @@
 
 #include <kbt/core/error.hpp>
 #include <kbt/data/time_format.hpp>
-#include <kbt/lang/compiler.hpp>
-#include <kbt/reference/evaluator.hpp>
-#include <kbt/reference/simulator.hpp>
+#include <kbt/sweep/prepared_sweep.hpp>
+#include <kbt/sweep/sweep_engine.hpp>
 #include <kbt/sweep/top_k.hpp>
 #include <kbt/validation/correlation.hpp>
 #include <kbt/validation/period_returns.hpp>
@@ -18,7 +17,6 @@
 #include <limits>
 #include <numeric>
 
-#include "sweep/host_parallel.hpp"
 
 namespace kbt {
 namespace {
@@ -78,9 +76,11 @@ ValidationResults run_validation(const RunConfig& config, const BarData& bars, c
   v.params = best.params;
   v.metrics = best.metrics;
 
-  const Program program = compile_strategy(config.strategy, schema_of(bars));
-  std::vector<std::size_t> column;  // each program param's column in the results
-  for (const auto& name : program.param_names) {
+  // The candidates are re-simulated on the run's device (the kernel engine:
+  // one pass per window for all of them, the period returns bucketed there).
+  const PreparedSweep prepared = prepare_sweep(config, bars);
+  std::vector<std::size_t> column;  // each of the sweep's params' column in the results
+  for (const auto& name : prepared.param_names) {
     const auto it = std::find(v.param_names.begin(), v.param_names.end(), name);
     if (it == v.param_names.end())
       throw Error(ErrorCategory::data_format, "the sweep results have no column for parameter '" + name + "'");
@@ -90,27 +90,15 @@ ValidationResults run_validation(const RunConfig& config, const BarData& bars, c
   const std::size_t p = grid.size();
   v.periods_per_year = grid.periods_per_year;
   v.period_start_ns = grid.start_ns;
-  v.period_returns.assign(p * k, 0.0);
-  if (v.test) v.test_metrics.assign(k * n_metrics, 0.0);
-  ResolvedSimulation test_sim = sim;
-  if (v.test) test_sim.window = *v.test;
-  SimulationOptions keep;
-  keep.keep_equity = true;
-  detail::host_parallel_for(k, detail::resolve_thread_count(threads), [&](std::size_t j) {
-    std::vector<double> values(column.size());
-    for (std::size_t q = 0; q < column.size(); ++q) values[q] = best.params_of(j)[column[q]];
-    const StrategyOutputs signals = evaluate_strategy_reference(program, bars, values.data());
-    const ResolvedSimulation combo_sim = combo_simulation(sim, program.param_names, values.data());
-    ResolvedSimulation combo_test_sim = combo_sim;
-    combo_test_sim.window = test_sim.window;
-    const SimulationResult in_sample = simulate_reference(bars, combo_sim, signals, keep);
-    const std::vector<double> r = period_returns(in_sample.equity, sim.initial_capital, grid);
-    for (std::size_t t = 0; t < p; ++t) v.period_returns[t * k + j] = r[t];
-    if (v.test) {
-      const SimulationResult out = simulate_reference(bars, combo_test_sim, signals);
-      std::copy(out.metrics.begin(), out.metrics.end(), v.test_metrics.begin() + static_cast<std::ptrdiff_t>(j * n_metrics));
-    }
-  });
+  std::vector<double> params;
+  for (std::size_t j = 0; j < k; ++j)
+    for (const std::size_t c : column) params.push_back(best.params_of(j)[c]);
+  if (k > 0) {
+    const auto engine = device == "reference" ? make_reference_engine(prepared, bars, threads)
+                                              : make_kernel_engine(prepared, bars, device, false);
+    v.period_returns = engine->run_candidates(params, v.train, grid.last_bar).period_returns;
+    if (v.test) v.test_metrics = engine->run_candidates(params, *v.test, {}).metrics;
+  }
 
   // Per candidate: the moments of its period returns, PSR, MinTRL.
   std::vector<double> x(p);

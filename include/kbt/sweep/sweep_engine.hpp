@@ -4,8 +4,8 @@
 // range: the seam that the chunk driver (sweep_driver.hpp), MPI (a range per
 // rank) and walk-forward validation (several windows per pass) share. Two
 // implementations: the reference engine (plain host code, the oracle) and the
-// kernel engine (the sweep kernel on a Kokkos space, docs/sweep.md). Both give
-// the same fp64 bits.
+// kernel engine (the sweep kernel on a Kokkos space, docs/sweep.md; several
+// windows in one pass over the bars). Both give the same fp64 bits.
 
 #include <kbt/config/run_config.hpp>
 #include <kbt/data/bar_data.hpp>
@@ -25,6 +25,9 @@ namespace kbt {
 struct EnginePhases {
   double upload = 0, fold_kernels = 0, kernel = 0, top_k = 0, download = 0;
   std::size_t hoist_tiles_computed = 0;
+  // Passes of the sweep kernel over the combos' bars (kernel engines: one per
+  // call, whatever the number of windows; the reference engine: 0).
+  std::size_t passes = 0;
   std::size_t kernel_bytes = 0;  // every View of the kernel and its series (max over calls)
 };
 
@@ -36,6 +39,12 @@ struct EngineOutput {
   // objective (kbt::select_top_k's order).
   std::vector<std::vector<std::size_t>> top_k;
   EnginePhases phases;
+};
+
+// The validation stage's candidates, re-simulated (SweepEngine::run_candidates).
+struct CandidateRuns {
+  std::vector<double> metrics;         // [k][n_metrics], every metric
+  std::vector<double> period_returns;  // [P][k], row-major (when periods were asked for)
 };
 
 // The per-window top-K each run() selects.
@@ -62,6 +71,12 @@ class SweepEngine {
   // validation stage its candidates' on other windows (on the same device).
   virtual std::vector<double> all_metrics(const std::vector<std::uint64_t>& rows,
                                           const std::optional<ScoringWindow>& window = std::nullopt) = 0;
+  // The validation stage's candidates (docs/validation.md "Periods"): every
+  // metric of each combo of `params` ([k][n_params], the sweep's param
+  // order; a sweep without params: empty, its one combo) on `window` and, with `period_last` (the last window bar of each
+  // period), their per-period returns, on the engine's device.
+  virtual CandidateRuns run_candidates(const std::vector<double>& params, const ScoringWindow& window,
+                                       const std::vector<std::size_t>& period_last) = 0;
 };
 
 // The reference engine on `threads` host threads (0 = all cores). Series that

@@ -13,6 +13,7 @@
 #include <kbt/sweep/detail/hoist_tiling.hpp>
 #include <kbt/sweep/detail/hoisted_rows.hpp>
 #include <kbt/sweep/detail/sweep_functor.hpp>
+#include <kbt/sweep/detail/window_sweep.hpp>
 #include <kbt/sweep/device_top_k.hpp>
 #include <kbt/sweep/kernel_sweep_options.hpp>
 #include <kbt/sweep/sweep_plan.hpp>
@@ -38,6 +39,10 @@ struct KernelTopKRequest {
 struct KernelSweepOutput {
   std::vector<double> metrics;     // [n_combos][n_metrics], row-major
   std::vector<std::size_t> top_k;  // rows, best first
+  // run_windows: the metrics are [W][n_combos][n_metrics]; per window its
+  // top-K rows, and with one window and periods the returns [P][n_combos].
+  std::vector<std::vector<std::size_t>> window_top_k;
+  std::vector<double> period_returns;
   // Phases of this call (seconds, each fenced) and the kernel's memory.
   double seconds_upload = 0;    // the combos' params and hoisting rows, scratch
   double seconds_hoist = 0;     // fold kernels computing the hoisted series
@@ -58,6 +63,13 @@ class KernelSweepRunner {
   virtual ~KernelSweepRunner() = default;
   // combo_params: [n][n_params]; top_k.combo_ids: [n].
   virtual KernelSweepOutput run(const std::vector<double>& combo_params, const KernelTopKRequest& top_k) = 0;
+  // The combos on several windows in one pass (fp64): each block of bars is
+  // evaluated once for all of them (detail/window_sweep.hpp). With one window
+  // and `period_last` (each period's last bar), also their period returns.
+  virtual KernelSweepOutput run_windows(const std::vector<double>& combo_params,
+                                        const std::vector<ScoringWindow>& windows,
+                                        const std::vector<std::size_t>& period_last,
+                                        const KernelTopKRequest& top_k) = 0;
   // Hoisted series resident at once and the tiles of windows the grid needs.
   virtual std::size_t hoist_rows() const = 0;
   virtual std::size_t hoist_tiles() const = 0;
@@ -130,57 +142,64 @@ class KernelSweeper final : public KernelSweepRunner {
   // hoisted windows; the metrics come back in the given order.
   Kokkos::View<double**, memory_space> metrics_on_space(const std::vector<double>& combo_params,
                                                         KernelSweepOutput* phases = nullptr) {
-    using Clock = std::chrono::steady_clock;
-    const auto since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
-    const std::size_t n_params = plan_.n_params, n_h = plan_.hoisted_regs.size();
-    const std::size_t n = n_params == 0 ? (combo_params.empty() ? 1 : combo_params.size()) : combo_params.size() / n_params;
-    // Each combo's tile and window indices; combos grouped by tile, in order.
-    std::vector<std::size_t> tile(n), window_index(n * n_h);
-    for (std::size_t c = 0; c < n; ++c)
-      tile[c] = n_h == 0 ? 0 : tiling_->tile_of(combo_params.data() + c * n_params, window_index.data() + c * n_h);
-    std::vector<std::size_t> order(n);
-    for (std::size_t c = 0; c < n; ++c) order[c] = c;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return tile[x] < tile[y]; });
-    const bool one_tile = n == 0 || tile[order.front()] == tile[order.back()];
     Kokkos::View<double**, memory_space> all;
-    if (!one_tile) all = Kokkos::View<double**, memory_space>("kbt::metrics", n, n_metrics);
-    for (std::size_t g0 = 0; g0 < n;) {
-      std::size_t g1 = g0;
-      while (g1 < n && tile[order[g1]] == tile[order[g0]]) ++g1;
-      auto t = Clock::now();
-      if (use_tile(tile[order[g0]]) && phases) ++phases->hoist_tiles;
-      if (phases) phases->seconds_hoist += since(t);
-      t = Clock::now();
-      std::vector<double> params;
-      std::vector<int> rows;
-      params.reserve((g1 - g0) * n_params);
-      rows.reserve((g1 - g0) * n_h);
-      for (std::size_t j = g0; j < g1; ++j) {
-        const std::size_t c = order[j];
-        params.insert(params.end(), combo_params.begin() + static_cast<long>(c * n_params),
-                      combo_params.begin() + static_cast<long>((c + 1) * n_params));
-        append_rows(window_index.data() + c * n_h, rows);
-      }
-      std::size_t loaded = 0, chunk = 0;
-      detail::load_combos(functor_, shape_, n_params, n_h, params, rows, scratch_budget_, options_, loaded, chunk);
-      exec_.fence();
-      if (phases) phases->seconds_upload += since(t);
-      t = Clock::now();
+    const std::size_t n = for_each_tile(combo_params, phases, [&](const std::vector<std::size_t>& rows, std::size_t loaded,
+                                                                  std::size_t chunk, bool one_tile) {
       detail::launch_sweep(exec_, functor_, loaded, chunk);  // fences
-      if (phases) phases->seconds_kernel += since(t);
-      if (!one_tile) {
-        std::vector<std::int64_t> index(order.begin() + static_cast<long>(g0), order.begin() + static_cast<long>(g1));
-        const auto dev_index = detail::upload_1d<std::int64_t, memory_space>(index, "kbt::metric_rows");
-        detail::ScatterMetricRows<ExecSpace> scatter{functor_.metrics, all, dev_index};
-        Kokkos::parallel_for("kbt::sweep::scatter_metrics",
-                             Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
-                                 exec_, 0, static_cast<std::int64_t>(g1 - g0)),
-                             scatter);
-        exec_.fence();
+      if (one_tile) {
+        all = functor_.metrics;
+        return;
       }
-      g0 = g1;
+      if (all.extent(0) == 0) all = Kokkos::View<double**, memory_space>("kbt::metrics", n_combos_of(combo_params), n_metrics);
+      const std::vector<std::int64_t> index(rows.begin(), rows.end());
+      const auto dev_index = detail::upload_1d<std::int64_t, memory_space>(index, "kbt::metric_rows");
+      detail::ScatterMetricRows<ExecSpace> scatter{functor_.metrics, all, dev_index};
+      Kokkos::parallel_for("kbt::sweep::scatter_metrics",
+                           Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
+                               exec_, 0, static_cast<std::int64_t>(rows.size())),
+                           scatter);
+      exec_.fence();
+    });
+    if (n == 0) all = Kokkos::View<double**, memory_space>("kbt::metrics", 0, n_metrics);
+    return all;
+  }
+
+  // The same on several windows in one pass (detail/window_sweep.hpp), fp64
+  // only: metrics [W * n][n_metrics] (window-major) and, with one window and
+  // `period_last` (the last bar of each period), the period returns [P][n].
+  struct WindowsOnSpace {
+    Kokkos::View<double**, Kokkos::LayoutRight, memory_space> metrics, period_returns;
+  };
+  WindowsOnSpace windows_on_space(const std::vector<double>& combo_params, const std::vector<ScoringWindow>& windows,
+                                  const std::vector<std::size_t>& period_last, KernelSweepOutput* phases = nullptr) {
+    if constexpr (!std::is_same<Real, double>::value) {
+      throw Error(ErrorCategory::internal, "sweep kernel: several windows in one pass run in fp64");
+    } else {
+      check_scoring_windows(windows, plan_.n_bars);
+      if (windows.empty() || (!period_last.empty() && windows.size() != 1))
+        throw Error(ErrorCategory::internal, "sweep kernel: period returns need exactly one window");
+      const std::size_t n = n_combos_of(combo_params);
+      detail::WindowTargets<memory_space> to;
+      std::vector<int> bounds;
+      for (const ScoringWindow& w : windows) bounds.push_back(int(w.begin)), bounds.push_back(int(w.end));
+      Kokkos::View<int**, Kokkos::LayoutRight, memory_space> dev_windows("kbt::windows", windows.size(), 2);
+      Kokkos::deep_copy(dev_windows, Kokkos::View<const int**, Kokkos::LayoutRight, Kokkos::HostSpace>(
+                                         bounds.data(), windows.size(), 2));
+      to.windows = dev_windows;
+      to.n_rows = static_cast<long>(n);
+      to.metrics = decltype(to.metrics)("kbt::window_metrics", windows.size() * n, n_metrics);
+      if (!period_last.empty()) {
+        to.period_last = detail::upload_1d<int, memory_space>(std::vector<int>(period_last.begin(), period_last.end()),
+                                                              "kbt::period_last");
+        to.period_returns = decltype(to.period_returns)("kbt::period_returns", period_last.size(), n);
+      }
+      for_each_tile(combo_params, phases, [&](const std::vector<std::size_t>& rows, std::size_t loaded,
+                                              std::size_t chunk, bool) {
+        to.out_row = detail::upload_1d<long, memory_space>(std::vector<long>(rows.begin(), rows.end()), "kbt::out_row");
+        detail::launch_window_sweep(exec_, functor_, loaded, chunk, to);  // fences
+      });
+      return WindowsOnSpace{to.metrics, to.period_returns};
     }
-    return one_tile ? functor_.metrics : all;
   }
 
   KernelSweepOutput run(const std::vector<double>& combo_params, const KernelTopKRequest& top_k) override {
@@ -204,6 +223,38 @@ class KernelSweeper final : public KernelSweepRunner {
     for (std::size_t j = 0; j < host_rows.extent(0); ++j) out.top_k.push_back(static_cast<std::size_t>(host_rows(j)));
     out.seconds_download = since(t);
     out.kernel_bytes = functor_.bytes() + hoisted_.bytes() - functor_.eval.hoisted.span() * sizeof(Real);
+    return out;
+  }
+
+  KernelSweepOutput run_windows(const std::vector<double>& combo_params, const std::vector<ScoringWindow>& windows,
+                                const std::vector<std::size_t>& period_last, const KernelTopKRequest& top_k) override {
+    using Clock = std::chrono::steady_clock;
+    const auto since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+    KernelSweepOutput out;
+    const WindowsOnSpace on = windows_on_space(combo_params, windows, period_last, &out);
+    const std::size_t n = windows.empty() ? 0 : on.metrics.extent(0) / windows.size();
+    if (top_k.combo_ids.size() != n) throw Error(ErrorCategory::internal, "top-K request: combo ids do not match the combos");
+    auto t = Clock::now();
+    const auto ids = detail::upload_1d<std::uint64_t, memory_space>(top_k.combo_ids, "kbt::combo_ids");
+    for (std::size_t w = 0; w < windows.size(); ++w) {
+      const auto window = Kokkos::subview(on.metrics, std::make_pair(w * n, (w + 1) * n), Kokkos::ALL());
+      const auto rows = select_top_k_on(exec_, window, ids, top_k.objective, top_k.k);  // fences
+      auto host_rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rows);
+      out.window_top_k.emplace_back();
+      for (std::size_t j = 0; j < host_rows.extent(0); ++j)
+        out.window_top_k.back().push_back(static_cast<std::size_t>(host_rows(j)));
+    }
+    out.seconds_topk = since(t);
+    t = Clock::now();
+    const auto copy_out = [](const auto& view, std::vector<double>& to) {
+      auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
+      to.assign(host.data(), host.data() + host.span());  // LayoutRight: row-major
+    };
+    copy_out(on.metrics, out.metrics);
+    if (on.period_returns.data() != nullptr) copy_out(on.period_returns, out.period_returns);
+    out.seconds_download = since(t);
+    out.kernel_bytes = functor_.bytes() + hoisted_.bytes() - functor_.eval.hoisted.span() * sizeof(Real) +
+                       (on.metrics.span() + on.period_returns.span()) * sizeof(double);
     return out;
   }
 
@@ -244,6 +295,57 @@ class KernelSweeper final : public KernelSweepRunner {
   bool hoist_recomputes_along_rows() const override { return tiling_->recomputes_along_rows(); }
 
  private:
+  std::size_t n_combos_of(const std::vector<double>& combo_params) const {
+    return plan_.n_params == 0 ? (combo_params.empty() ? 1 : combo_params.size()) : combo_params.size() / plan_.n_params;
+  }
+
+  // Loads `combo_params` ([n][n_params]) tile by tile of hoisted windows and
+  // calls launch(rows, loaded, chunk, one_tile) for each tile's group: the
+  // call's rows of the loaded combos, in load order. Returns n.
+  template <class Launch>
+  std::size_t for_each_tile(const std::vector<double>& combo_params, KernelSweepOutput* phases, Launch&& launch) {
+    using Clock = std::chrono::steady_clock;
+    const auto since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+    const std::size_t n_params = plan_.n_params, n_h = plan_.hoisted_regs.size();
+    const std::size_t n = n_combos_of(combo_params);
+    // Each combo's tile and window indices; combos grouped by tile, in order.
+    std::vector<std::size_t> tile(n), window_index(n * n_h);
+    for (std::size_t c = 0; c < n; ++c)
+      tile[c] = n_h == 0 ? 0 : tiling_->tile_of(combo_params.data() + c * n_params, window_index.data() + c * n_h);
+    std::vector<std::size_t> order(n);
+    for (std::size_t c = 0; c < n; ++c) order[c] = c;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return tile[x] < tile[y]; });
+    const bool one_tile = n == 0 || tile[order.front()] == tile[order.back()];
+    for (std::size_t g0 = 0; g0 < n;) {
+      std::size_t g1 = g0;
+      while (g1 < n && tile[order[g1]] == tile[order[g0]]) ++g1;
+      auto t = Clock::now();
+      if (use_tile(tile[order[g0]]) && phases) ++phases->hoist_tiles;
+      if (phases) phases->seconds_hoist += since(t);
+      t = Clock::now();
+      std::vector<double> params;
+      std::vector<int> rows;
+      params.reserve((g1 - g0) * n_params);
+      rows.reserve((g1 - g0) * n_h);
+      for (std::size_t j = g0; j < g1; ++j) {
+        const std::size_t c = order[j];
+        params.insert(params.end(), combo_params.begin() + static_cast<long>(c * n_params),
+                      combo_params.begin() + static_cast<long>((c + 1) * n_params));
+        append_rows(window_index.data() + c * n_h, rows);
+      }
+      std::size_t loaded = 0, chunk = 0;
+      detail::load_combos(functor_, shape_, n_params, n_h, params, rows, scratch_budget_, options_, loaded, chunk);
+      exec_.fence();
+      if (phases) phases->seconds_upload += since(t);
+      t = Clock::now();
+      launch(std::vector<std::size_t>(order.begin() + static_cast<long>(g0), order.begin() + static_cast<long>(g1)),
+             loaded, chunk, one_tile);
+      if (phases) phases->seconds_kernel += since(t);
+      g0 = g1;
+    }
+    return n;
+  }
+
   // Makes tile `t`'s series resident (fenced); true when they had to be computed.
   bool use_tile(std::size_t t) {
     if (computed_ && current_tile_ == t) return false;

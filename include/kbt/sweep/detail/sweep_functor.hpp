@@ -22,6 +22,7 @@ namespace kbt {
 template <class ExecSpace, class Real>
 struct SweepFunctor {
   using memory_space = typename ExecSpace::memory_space;
+  using real_type = Real;
   using Evaluator = BlockEvaluator<ExecSpace, Real>;
   using Step = PortfolioStep<ExecSpace, Real>;
   using Symbol = PortfolioSymbol<Real>;
