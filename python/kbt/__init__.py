@@ -1,0 +1,180 @@
+"""kbt from Python: parameter sweeps on Kokkos with pandas in and out (docs/python.md).
+
+    import kbt
+    results = kbt.run("configs/sma_cross.yaml", device="auto")
+    results.top(10)
+
+The sweep itself runs in kbt's C++ core (the `_kbt` extension), without the GIL.
+"""
+
+import json
+import os
+import warnings
+
+from . import _kbt
+
+Error = _kbt.Error
+version = _kbt.version
+
+__all__ = ["run", "Results", "Error", "devices", "version"]
+
+
+def devices():
+    """The devices this build runs on: 'reference' and the enabled Kokkos spaces."""
+    return list(_kbt.devices())
+
+
+def _config_text(config, overrides):
+    """(yaml_text, source_name, base_dir) of a path, YAML text or dict, with overrides merged."""
+    if isinstance(config, dict):
+        text, source, base = None, "<dict>", os.getcwd()
+        tree = config
+    elif isinstance(config, (str, os.PathLike)) and os.path.isfile(config):
+        path = os.fspath(config)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        source, base, tree = path, os.path.dirname(os.path.abspath(path)), None
+    elif isinstance(config, str):
+        text, source, base, tree = config, "<text>", os.getcwd(), None
+    else:
+        raise TypeError("config: a YAML path, YAML text or a dict, not %s" % type(config).__name__)
+    if not overrides:
+        return (text if tree is None else json.dumps(tree, default=str)), source, base
+    if tree is None:
+        import yaml  # only to merge overrides into YAML text
+
+        tree = yaml.safe_load(text)
+        if not isinstance(tree, dict):
+            raise Error("%s: the config is not a mapping" % source, "config")
+    merged = _merged(tree, overrides)
+    # JSON is YAML: the merged tree goes to kbt's config loader as one document
+    # (its messages then give lines and columns of that JSON text).
+    if tree is not config:
+        source += " with overrides, as JSON"
+    return json.dumps(merged, default=str), source, base
+
+
+def _merged(tree, overrides):
+    """`tree` with each override applied: `sweep={"top_k": 5}` merges into the
+    section, `sweep__top_k=5` sets one key (double underscores separate levels)."""
+    out = json.loads(json.dumps(tree, default=str))
+    for key, value in overrides.items():
+        path = key.split("__")
+        node = out
+        for part in path[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise Error("override %s: %s is not a section" % (key, part), "config")
+        last = path[-1]
+        if isinstance(value, dict) and isinstance(node.get(last), dict):
+            node[last] = _merged(node[last], value)
+        else:
+            node[last] = value
+    return out
+
+
+def _bars(data):
+    """None, a path (str), a DataFrame (one symbol) or {symbol: DataFrame} as what
+    the native module takes: (path or None, {symbol: {column: ndarray}} or None)."""
+    if data is None:
+        return None, None
+    if isinstance(data, (str, os.PathLike)):
+        return os.path.abspath(os.fspath(data)), None
+    import numpy as np
+    import pandas as pd
+
+    frames = {"data": data} if isinstance(data, pd.DataFrame) else dict(data)
+    if not frames:
+        raise Error("data: no symbols", "data_format")
+    index = None
+    for symbol, frame in frames.items():
+        if not isinstance(frame, pd.DataFrame) or not isinstance(frame.index, pd.DatetimeIndex):
+            raise Error("data: symbol '%s': a DataFrame with a DatetimeIndex is expected" % symbol, "data_format")
+        if frame.index.has_duplicates:
+            first = frame.index[frame.index.duplicated()][0]
+            raise Error("data: symbol '%s': timestamp %s appears more than once" % (symbol, first.isoformat()),
+                        "data_format")
+        index = frame.index if index is None else index.union(frame.index)
+    index = index.sort_values()  # rows in time order
+    if index.tz is not None:
+        index = index.tz_convert("UTC").tz_localize(None)
+    out = {}
+    for symbol, frame in frames.items():
+        f = frame
+        if f.index.tz is not None:
+            f = f.tz_convert("UTC").tz_localize(None)
+        missing = [c for c in ("open", "high", "low", "close", "volume") if c not in f.columns]
+        if missing:
+            raise Error("data: symbol '%s' has no column %s" % (symbol, ", ".join(missing)), "data_format")
+        f = f.reindex(index)  # bars a symbol lacks are NaN (docs/data-format.md)
+        columns = {"timestamps": np.ascontiguousarray(index.asi8, dtype=np.int64)}
+        for c in f.columns:
+            if c in ("open", "high", "low", "close", "volume", "funding_rate"):
+                columns[c] = np.ascontiguousarray(f[c].to_numpy(dtype=np.float64, na_value=np.nan))
+        out[str(symbol)] = columns
+    return None, out
+
+
+class Results:
+    """A sweep's rows: `.params` and `.metrics` (DataFrames indexed by combo id),
+    `.top(k, sort=...)`, `.profile`, `.device`, `.fallback_reason`."""
+
+    def __init__(self, raw):
+        import pandas as pd
+
+        ids = pd.Index(raw["combo_ids"], name="combo")
+        params = pd.DataFrame(raw["params"], columns=raw["param_names"], index=ids)
+        for name, integer in zip(raw["param_names"], raw["integer_params"]):
+            if integer:
+                params[name] = params[name].astype("int64")
+        metrics = pd.DataFrame(raw["metrics"], columns=list(raw["metric_names"]), index=ids, copy=False)
+        metrics["n_trades"] = metrics["n_trades"].astype("int64")
+        self.params = params
+        self.metrics = metrics
+        self.objective = raw["objective"]
+        self.maximize = bool(raw["maximize"])
+        self.device = raw["device"]
+        self.fallback_reason = raw["fallback_reason"]
+        self.profile = dict(raw["profile"])
+        self._top_rows = list(raw["top_rows"])
+        self._higher_is_better = dict(zip(raw["metric_names"], raw["higher_is_better"]))
+        self._computed = dict(zip(raw["metric_names"], raw["computed"]))
+
+    def top(self, k=10, sort=None):
+        """The best k combos, params and metrics side by side: by the sweep's
+        objective and eligibility rule (its top-K, as `kbt show` lists it), or
+        sorted by the metric `sort` in its natural direction."""
+        import pandas as pd
+
+        table = pd.concat([self.params, self.metrics], axis=1)
+        if sort is None:
+            return table.iloc[self._top_rows[:k]]
+        if sort not in self.metrics.columns:
+            raise Error("sort: unknown metric '%s'" % sort, "config")
+        if not self._computed[sort]:
+            raise Error("sort: '%s' was not computed for every combo of this run (the top-K rows have all 21): "
+                        "add it to sweep.metrics, or set sweep.metrics: all, and run again" % sort, "config")
+        ascending = not self._higher_is_better[sort]
+        return table.sort_values([sort], ascending=ascending, kind="stable").head(k)
+
+    def __repr__(self):
+        return "<kbt.Results %d combos on %s, objective %s>" % (len(self.metrics), self.device, self.objective)
+
+
+
+def run(config, data=None, device="auto", threads=0, **overrides):
+    """Runs the sweep of `config` (a YAML path, YAML text or a dict) on `data`
+    (None: the config's data file; a path; a DataFrame with a DatetimeIndex and
+    open/high/low/close/volume columns; or {symbol: DataFrame}) on `device`
+    ("auto", "reference" or a Kokkos space). Keyword overrides change the config:
+    `sweep={"top_k": 5}` or `sweep__top_k=5`. Returns Results; a device fallback
+    is a warning. Errors raise kbt.Error(message, category)."""
+    path, bars = _bars(data)
+    if path is not None:
+        overrides = dict(overrides, data=path)
+    text, source, base = _config_text(config, overrides)
+    raw = _kbt.run(text, source, base, bars, device, threads)
+    results = Results(raw)
+    if results.fallback_reason:
+        warnings.warn("kbt: ran on %s: %s" % (results.device, results.fallback_reason), RuntimeWarning, stacklevel=2)
+    return results

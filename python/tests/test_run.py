@@ -1,0 +1,145 @@
+"""`kbt.run` (docs/python.md) against the CLI: the same rows, by bits, as `kbt run`
+writes and `kbt show --json` reads back; a DataFrame gives the bars that
+`kbt data import` makes of the same CSV; errors carry the CLI's messages."""
+
+import json
+import math
+import os
+import struct
+import subprocess
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import kbt
+
+CLI = os.environ["KBT_CLI"]
+SOURCE = os.environ["KBT_SOURCE_DIR"]
+
+
+def bits(x):
+    return struct.pack("<d", float(x))
+
+
+def cli_rows(config, tmp_path, extra=()):
+    """Every row of a `kbt run` of `config`, by combo id, read back by `kbt show --json`."""
+    out = tmp_path / "cli.h5"
+    subprocess.run([CLI, "run", config, "-o", str(out), "--quiet", "--no-verify", *extra], check=True)
+    shown = subprocess.run([CLI, "show", str(out), "--json", "--sort", "total_return", "--rows", "100000"],
+                           check=True, capture_output=True, text=True)
+    return {row["combo"]: row for row in json.loads(shown.stdout)["rows"]}
+
+
+def expect_same_rows(results, rows):
+    assert len(results.metrics) == len(rows) > 0
+    traded = 0
+    for combo, row in rows.items():
+        for name, value in row["params"].items():
+            assert results.params.at[combo, name] == value, (combo, name)
+        for name, value in row["metrics"].items():
+            mine = results.metrics.at[combo, name]
+            if value is None:
+                assert math.isnan(mine), (combo, name)
+            else:
+                assert bits(mine) == bits(value), (combo, name, mine, value)
+        traded += row["metrics"]["n_trades"]
+    assert traded > 0, "vacuous case: no trades"
+
+
+@pytest.mark.parametrize("config", ["sma_cross.yaml", "multi_asset_funding.yaml", "breakout_sltp.yaml"])
+def test_run_gives_the_cli_rows_by_bits(config, tmp_path):
+    path = os.path.join(SOURCE, "configs", config)
+    rows = cli_rows(path, tmp_path, ["--device", "reference"])
+    results = kbt.run(path, device="reference")
+    expect_same_rows(results, rows)
+    assert results.device == "reference"
+    # The params keep their integer type; the top rows are the CLI's top-K, best first.
+    assert results.params.dtypes.map(lambda d: d.kind).isin(["i", "f"]).all()
+    top = results.top(3)
+    assert len(top) == 3
+    assert list(top.columns[: len(results.params.columns)]) == list(results.params.columns)
+    # Sorted by a metric: the CLI's order for that metric (ties by combo id).
+    shown = subprocess.run([CLI, "show", str(tmp_path / "cli.h5"), "--json", "--sort", "total_return", "--rows", "5"],
+                           check=True, capture_output=True, text=True)
+    assert list(results.top(5, sort="total_return").index) == [r["combo"] for r in json.loads(shown.stdout)["rows"]]
+
+
+def test_a_kernel_device_gives_the_reference_bits(tmp_path):
+    path = os.path.join(SOURCE, "configs", "sma_cross.yaml")
+    reference = kbt.run(path, device="reference")
+    space = [d for d in kbt.devices() if d != "reference"][0]
+    on_space = kbt.run(path, device=space)
+    assert on_space.device == space
+    for name in reference.metrics.columns:
+        a, b = reference.metrics[name].to_numpy(), on_space.metrics[name].to_numpy()
+        assert a.tobytes() == b.tobytes() or np.array_equal(a, b, equal_nan=True), name
+
+
+def bars_frame(n=600, seed=3):
+    rng = np.random.default_rng(seed)
+    close = 100 * np.exp(np.cumsum(rng.normal(0, 0.01, n)))
+    index = pd.date_range("2022-01-01", periods=n, freq="h", tz="UTC")
+    frame = pd.DataFrame({"open": close * (1 + rng.normal(0, 0.001, n)), "close": close}, index=index)
+    frame["high"] = frame[["open", "close"]].max(axis=1) * 1.002
+    frame["low"] = frame[["open", "close"]].min(axis=1) * 0.998
+    frame["volume"] = rng.uniform(1, 10, n)
+    return frame[["open", "high", "low", "close", "volume"]]
+
+
+CONFIG = {
+    "data": "unused.h5",
+    "strategy": {
+        "params": {"fast": {"range": [3, 15, 3]}, "slow": {"values": [20, 30]}},
+        "signals": {"f": "sma(close, fast)", "s": "sma(close, slow)"},
+        "position": "where(f > s, 1, -1)",
+    },
+    "simulation": {"fee_bps": 2},
+    "sweep": {"objective": {"metric": "sharpe"}, "top_k": 3},
+}
+
+
+def test_a_dataframe_gives_the_bars_kbt_data_import_makes(tmp_path):
+    frame = bars_frame()
+    csv = tmp_path / "ABC.csv"
+    frame.rename_axis("time").to_csv(csv, float_format="%.17g", date_format="%Y-%m-%dT%H:%M:%SZ")
+    h5 = tmp_path / "abc.h5"
+    subprocess.run([CLI, "data", "import", "-o", str(h5), "--symbol", "ABC=" + str(csv)], check=True,
+                   capture_output=True)
+    from_frame = kbt.run(CONFIG, data={"ABC": frame}, device="reference")
+    from_file = kbt.run(CONFIG, data=str(h5), device="reference")
+    assert from_frame.metrics["n_trades"].sum() > 0
+    pd.testing.assert_frame_equal(from_frame.metrics, from_file.metrics, check_exact=True)
+    pd.testing.assert_frame_equal(from_frame.params, from_file.params, check_exact=True)
+    # One DataFrame is one symbol; overrides change the config.
+    single = kbt.run(CONFIG, data=frame, device="reference", sweep__top_k=2)
+    assert len(single.top()) == 2
+    pd.testing.assert_frame_equal(single.metrics, from_frame.metrics, check_exact=True)
+
+
+def test_sorting_by_a_metric_the_sweep_did_not_compute_is_refused():
+    results = kbt.run(CONFIG, data=bars_frame(), device="reference")
+    assert results.metrics["ulcer_index"].isna().sum() > 0  # outside the run's metric set
+    with pytest.raises(kbt.Error) as e:
+        results.top(3, sort="ulcer_index")
+    assert "ulcer_index" in e.value.args[0] and "sweep.metrics" in e.value.args[0]
+    assert len(results.top(3, sort="sortino")) == 3
+
+
+def test_errors_are_kbt_errors_with_the_cli_messages():
+    bad = dict(CONFIG, strategy=dict(CONFIG["strategy"], position="where(f > s, 1, -1"))
+    with pytest.raises(kbt.Error) as e:
+        kbt.run(bad, data=bars_frame())
+    assert e.value.args[1] == "language"
+    assert e.value.args[0].startswith("<dict>:1:") and "where(f > s, 1, -1" in e.value.args[0]
+    with pytest.raises(kbt.Error) as e:
+        kbt.run(CONFIG, data=bars_frame().drop(columns=["volume"]))
+    assert e.value.args[1] == "data_format" and "volume" in e.value.args[0]
+    frame = bars_frame()
+    repeated = frame.iloc[[0, 1, 1, 2]]
+    with pytest.raises(kbt.Error) as e:
+        kbt.run(CONFIG, data={"ABC": repeated})
+    assert e.value.args[1] == "data_format" and "ABC" in e.value.args[0] and "2022-01-01T01:00:00" in e.value.args[0]
+    with pytest.raises(kbt.Error) as e:
+        kbt.run(CONFIG, data=bars_frame(), device="no-such-device")
+    assert "no-such-device" in e.value.args[0]
