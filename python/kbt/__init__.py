@@ -16,7 +16,7 @@ from . import _kbt
 Error = _kbt.Error
 version = _kbt.version
 
-__all__ = ["run", "Results", "Error", "devices", "version"]
+__all__ = ["run", "eval", "Results", "Error", "devices", "version"]
 
 
 def devices():
@@ -178,3 +178,20 @@ def run(config, data=None, device="auto", threads=0, **overrides):
     if results.fallback_reason:
         warnings.warn("kbt: ran on %s: %s" % (results.device, results.fallback_reason), RuntimeWarning, stacklevel=2)
     return results
+
+
+def eval(expr, data, device="reference", **params):  # noqa: A001 (kbt.eval, as `kbt eval`)
+    """The series of expression `expr` (docs/language.md) on `data` (a path to a kbt
+    HDF5 data file, a DataFrame or {symbol: DataFrame}, as for run()) with `params`
+    as values (`kbt.eval("sma(close, n)", bars, n=20)`): a Series indexed by time
+    for one symbol, a DataFrame with a column per symbol for several. On
+    "reference" or a Kokkos space (the sweep kernel's evaluator; the same bits)."""
+    import pandas as pd
+
+    path, bars = _bars(data)
+    raw = _kbt.eval(expr, bars if path is None else path, {k: float(v) for k, v in params.items()}, device)
+    index = pd.to_datetime(raw["timestamps"], utc=True)
+    index.name = "time"
+    if len(raw["symbols"]) == 1:
+        return pd.Series(raw["values"][0], index=index, name=expr)
+    return pd.DataFrame(raw["values"].T, index=index, columns=list(raw["symbols"]))

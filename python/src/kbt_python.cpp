@@ -16,7 +16,11 @@
 #include <kbt/metrics/metric_set.hpp>
 #include <kbt/metrics/metrics.hpp>
 #include <kbt/output/result_rows.hpp>
+#include <kbt/reference/evaluator.hpp>
+#include <kbt/sweep/backtest.hpp>
 #include <kbt/sweep/run_sweep.hpp>
+#include <kbt/sweep/sweep_kernel.hpp>
+#include <kbt/sweep/sweep_plan.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -155,6 +159,31 @@ py::dict run(const std::string& yaml_text, const std::string& source_name, const
   return out;
 }
 
+// eval(expr, data, params, device) -> {"timestamps", "symbols", "values" [symbol][bar]}:
+// an expression on bars from a data file (a path) or NumPy columns, as
+// `kbt eval --expr` computes it (the reference evaluator or the sweep kernel's).
+py::dict eval(const std::string& expr, const py::object& data, const std::map<std::string, double>& params,
+              const std::string& device) {
+  ensure_kokkos();
+  kbt::BarData bars = py::isinstance<py::dict>(data) ? bars_from(data.cast<py::dict>())
+                                                      : kbt::load_bars_hdf5(data.cast<std::string>());
+  const kbt::OneExpression one =
+      kbt::compile_one_expression(kbt::SourceText{expr, "expr", 1, 1}, kbt::schema_of(bars), params, "params");
+  std::vector<double> values;
+  {
+    py::gil_scoped_release no_gil;
+    values = device == "reference"
+                 ? kbt::evaluate_expression_reference(one.program, bars, one.values.data())
+                 : kbt::evaluate_register_kernel_on(device, false, one.program, kbt::make_sweep_plan(one.program, bars),
+                                                    bars, one.values, one.program.expression);
+  }
+  py::dict out;
+  out["symbols"] = bars.symbols;
+  out["values"] = matrix(std::move(values), bars.n_symbols(), bars.n_bars());
+  out["timestamps"] = vector(std::move(bars.timestamps));
+  return out;
+}
+
 std::vector<std::string> devices() {
   std::vector<std::string> names{"reference"};
   for (const auto& s : kbt::enabled_execution_spaces()) names.push_back(s.name);
@@ -177,6 +206,7 @@ PYBIND11_MODULE(_kbt, m) {
   });
   m.def("run", &run, py::arg("yaml_text"), py::arg("source_name"), py::arg("base_dir"), py::arg("data"),
         py::arg("device"), py::arg("threads") = 0);
+  m.def("eval", &eval, py::arg("expr"), py::arg("data"), py::arg("params"), py::arg("device"));
   m.def("devices", &devices, "The devices this build runs on: reference and the enabled Kokkos spaces");
   m.attr("version") = kbt::version_string;
 }

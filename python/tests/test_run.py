@@ -87,6 +87,16 @@ def bars_frame(n=600, seed=3):
     return frame[["open", "high", "low", "close", "volume"]]
 
 
+def imported(frame, tmp_path):
+    """`frame` written as a CSV (every digit) and made a data file by `kbt data import`, symbol ABC."""
+    csv = tmp_path / "ABC.csv"
+    frame.rename_axis("time").to_csv(csv, float_format="%.17g", date_format="%Y-%m-%dT%H:%M:%SZ")
+    h5 = tmp_path / "abc.h5"
+    subprocess.run([CLI, "data", "import", "-o", str(h5), "--symbol", "ABC=" + str(csv)], check=True,
+                   capture_output=True)
+    return h5
+
+
 CONFIG = {
     "data": "unused.h5",
     "strategy": {
@@ -101,11 +111,7 @@ CONFIG = {
 
 def test_a_dataframe_gives_the_bars_kbt_data_import_makes(tmp_path):
     frame = bars_frame()
-    csv = tmp_path / "ABC.csv"
-    frame.rename_axis("time").to_csv(csv, float_format="%.17g", date_format="%Y-%m-%dT%H:%M:%SZ")
-    h5 = tmp_path / "abc.h5"
-    subprocess.run([CLI, "data", "import", "-o", str(h5), "--symbol", "ABC=" + str(csv)], check=True,
-                   capture_output=True)
+    h5 = imported(frame, tmp_path)
     from_frame = kbt.run(CONFIG, data={"ABC": frame}, device="reference")
     from_file = kbt.run(CONFIG, data=str(h5), device="reference")
     assert from_frame.metrics["n_trades"].sum() > 0
@@ -143,3 +149,27 @@ def test_errors_are_kbt_errors_with_the_cli_messages():
     with pytest.raises(kbt.Error) as e:
         kbt.run(CONFIG, data=bars_frame(), device="no-such-device")
     assert "no-such-device" in e.value.args[0]
+
+
+def test_eval_gives_the_cli_series_by_bits(tmp_path):
+    frame = bars_frame()
+    h5 = imported(frame, tmp_path)
+    expr = "zscore(close - sma(close, n), 20)"
+    shown = subprocess.run([CLI, "eval", "--data", str(h5), "--expr", expr, "--params", "n=15"], check=True,
+                           capture_output=True, text=True).stdout.splitlines()
+    cli = [float(line.split(",")[1]) for line in shown[1:]]  # %.17g: exact
+    for device in kbt.devices():
+        series = kbt.eval(expr, frame, device=device, n=15)
+        assert len(series) == len(cli) == len(frame)
+        assert series.index[0] == frame.index[0]
+        finite = 0
+        for mine, theirs in zip(series.to_numpy(), cli):
+            assert (math.isnan(mine) and math.isnan(theirs)) or bits(mine) == bits(theirs)
+            finite += not math.isnan(mine)
+        assert finite > 500, "vacuous case: no values"
+    # Several symbols: a column each; a param the expression lacks is a kbt.Error.
+    both = kbt.eval("close / lag(close, 1) - 1", {"A": frame, "B": frame * 2})
+    assert list(both.columns) == ["A", "B"]
+    with pytest.raises(kbt.Error) as e:
+        kbt.eval("sma(close, n)", frame)
+    assert "n" in e.value.args[0]

@@ -23,7 +23,6 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "config/number_text.hpp"
 
 namespace kbt::cli {
 
@@ -108,19 +107,10 @@ void run_eval(const EvalOptions& o) {
     const SourceText text = o.signal.empty() ? SourceText{o.expr, "--expr", 1, 1} : signal_expression(one.spec, o.signal);
     program = compile_strategy_expression(one.spec, text, schema_of(data));
   } else {
-    std::vector<ParamSpec> params;  // each a one-value param axis
-    for (const auto& [name, value] : assigned) {
-      ParamSpec p;
-      p.name = name;
-      p.kind = ParamSpec::Kind::values;
-      p.values = {value};
-      p.is_integer = value == std::floor(value);
-      p.origin = SourceText{name + "=" + detail::format_number(value), "--params", 0, 0};
-      values.push_back(value);
-      params.push_back(std::move(p));
-    }
     data = load_bars_hdf5(o.data, o.symbols);
-    program = compile_expression(SourceText{o.expr, "--expr", 1, 1}, schema_of(data), params);
+    OneExpression one = compile_one_expression(SourceText{o.expr, "--expr", 1, 1}, schema_of(data), assigned, "--params");
+    program = std::move(one.program);
+    values = std::move(one.values);
   }
   if (o.dump) {
     std::fputs(disassemble(program).c_str(), stdout);

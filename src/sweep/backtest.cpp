@@ -4,6 +4,8 @@
 #include <kbt/reference/evaluator.hpp>
 
 #include <cmath>
+
+#include "config/number_text.hpp"
 #include <cstdlib>
 
 namespace kbt {
@@ -57,6 +59,24 @@ OneComboStrategy one_combo_strategy(const StrategySpec& strategy, const std::map
     for (const auto& p : one.spec.params) known = known || p.name == kv.first;
     if (!known) throw Error(ErrorCategory::config, "unknown parameter '" + kv.first + "' (not in strategy.params)");
   }
+  return one;
+}
+
+OneExpression compile_one_expression(const SourceText& expression, const DataSchema& schema,
+                                     const std::map<std::string, double>& params, const std::string& params_origin) {
+  OneExpression one;
+  std::vector<ParamSpec> axes;
+  for (const auto& [name, value] : params) {
+    ParamSpec p;
+    p.name = name;
+    p.kind = ParamSpec::Kind::values;
+    p.values = {value};
+    p.is_integer = value == std::floor(value);
+    p.origin = SourceText{name + "=" + detail::format_number(value), params_origin, 0, 0};
+    one.values.push_back(value);
+    axes.push_back(std::move(p));
+  }
+  one.program = compile_expression(expression, schema, axes);
   return one;
 }
 

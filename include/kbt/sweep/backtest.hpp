@@ -4,6 +4,7 @@
 
 #include <kbt/data/bar_data.hpp>
 #include <kbt/config/run_config.hpp>
+#include <kbt/lang/compiler.hpp>
 #include <kbt/reference/simulator.hpp>
 
 #include <map>
@@ -28,6 +29,17 @@ struct OneComboStrategy {
   std::vector<double> values;
 };
 OneComboStrategy one_combo_strategy(const StrategySpec& strategy, const std::map<std::string, double>& params);
+
+// An expression without a strategy (`kbt eval --expr`, `kbt.eval`) compiled
+// for `schema` with each of `params` a one-value axis (an integer value makes
+// an integer param), and the values in the program's param order. Messages
+// about a param name `params_origin` ("--params").
+struct OneExpression {
+  Program program;
+  std::vector<double> values;
+};
+OneExpression compile_one_expression(const SourceText& expression, const DataSchema& schema,
+                                     const std::map<std::string, double>& params, const std::string& params_origin);
 
 // Param values as the command line gives them (docs/cli.md "Param values"):
 // each argument a comma list of name=value ("fast=10,slow=50", "fast = 10,
