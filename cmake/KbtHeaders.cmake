@@ -61,6 +61,7 @@ set(KBT_HEADERS
   kbt/reference/evaluator.hpp
   kbt/reference/simulator.hpp
   kbt/report/backtest_report.hpp
+  kbt/report/backtest_stats.hpp
   kbt/simulate/action_simulation.hpp
   kbt/simulate/action_simulator.hpp
   kbt/simulate/detail/action_functors.hpp

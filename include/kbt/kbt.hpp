@@ -48,6 +48,7 @@
 #include <kbt/reference/simulator.hpp>
 
 #include <kbt/report/backtest_report.hpp>
+#include <kbt/report/backtest_stats.hpp>
 
 #include <kbt/kernels/fold_hoister.hpp>
 #include <kbt/kernels/fold_request.hpp>

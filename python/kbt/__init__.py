@@ -16,7 +16,7 @@ from . import _kbt
 Error = _kbt.Error
 version = _kbt.version
 
-__all__ = ["run", "eval", "Results", "Error", "devices", "version"]
+__all__ = ["run", "backtest", "eval", "Results", "Backtest", "Error", "devices", "version"]
 
 
 def devices():
@@ -137,18 +137,24 @@ class Results:
         self.fallback_reason = raw["fallback_reason"]
         self.profile = dict(raw["profile"])
         self._top_rows = list(raw["top_rows"])
+        self._top_metrics = raw["top_metrics"]
         self._higher_is_better = dict(zip(raw["metric_names"], raw["higher_is_better"]))
         self._computed = dict(zip(raw["metric_names"], raw["computed"]))
 
     def top(self, k=10, sort=None):
         """The best k combos, params and metrics side by side: by the sweep's
-        objective and eligibility rule (its top-K, as `kbt show` lists it), or
-        sorted by the metric `sort` in its natural direction."""
+        objective and eligibility rule (its top-K with all 21 metrics, as `kbt
+        show` lists it), or sorted by the metric `sort` in its natural direction
+        (metrics outside the run's set are NaN there, as in `.metrics`)."""
         import pandas as pd
 
-        table = pd.concat([self.params, self.metrics], axis=1)
         if sort is None:
-            return table.iloc[self._top_rows[:k]]
+            rows = self._top_rows[:k]
+            metrics = pd.DataFrame(self._top_metrics[: len(rows)], columns=self.metrics.columns,
+                                   index=self.metrics.index[rows])
+            metrics["n_trades"] = metrics["n_trades"].astype("int64")
+            return pd.concat([self.params.iloc[rows], metrics], axis=1)
+        table = pd.concat([self.params, self.metrics], axis=1)
         if sort not in self.metrics.columns:
             raise Error("sort: unknown metric '%s'" % sort, "config")
         if not self._computed[sort]:
@@ -195,3 +201,57 @@ def eval(expr, data, device="reference", **params):  # noqa: A001 (kbt.eval, as 
     if len(raw["symbols"]) == 1:
         return pd.Series(raw["values"][0], index=index, name=expr)
     return pd.DataFrame(raw["values"].T, index=index, columns=list(raw["symbols"]))
+
+
+class Backtest:
+    """One combo's backtest (`kbt backtest`): `.stats` (a Series: `kbt backtest`'s
+    rows, labelled with their units), `.metrics` (the 21 metrics), `.trades` and
+    `.equity` (DataFrames)."""
+
+    def __init__(self, raw):
+        import pandas as pd
+
+        labels, values = [], []
+        for label, unit, value, ns, _text in raw["stats"]:
+            if unit == "time":
+                labels.append(label)
+                values.append(pd.Timestamp(ns, unit="ns", tz="UTC"))
+            elif unit == "duration":
+                labels.append(label)
+                values.append(pd.NaT if value != value else pd.Timedelta(ns, unit="ns"))
+            elif unit == "count":
+                labels.append("# " + label)
+                values.append(int(value))
+            else:
+                labels.append(label + (" [%s]" % unit if unit else ""))
+                values.append(value)
+        self.stats = pd.Series(values, index=labels, dtype=object, name="stats")
+        self.stats_text = pd.Series([row[4] for row in raw["stats"]], index=labels, name="text")
+        self.metrics = pd.Series(raw["metrics"], index=list(raw["metric_names"]), name="metrics")
+        t = raw["trades"]
+        self.trades = pd.DataFrame({
+            "symbol": t["symbol"], "side": t["side"],
+            "entry_time": pd.to_datetime(t["entry_time"], utc=True), "exit_time": pd.to_datetime(t["exit_time"], utc=True),
+            **{k: t[k] for k in ("entry_price", "exit_price", "units", "pnl", "return", "fees", "funding", "borrow")},
+            "exit_reason": t["exit_reason"],
+        })
+        index = pd.to_datetime(raw["times"], utc=True)
+        index.name = "time"
+        equity = pd.DataFrame({k: raw[k] for k in ("equity", "cash", "drawdown", "buy_and_hold")}, index=index)
+        for s, symbol in enumerate(raw["symbols"]):
+            equity["units_" + symbol] = raw["units"][:, s]
+        self.equity = equity
+
+    def __repr__(self):
+        return "<kbt.Backtest %d trades, return %s>" % (len(self.trades), self.stats_text.get("Return [%]", "?"))
+
+
+def backtest(config, data=None, **params):
+    """One combo of `config` (a YAML path, YAML text or a dict) with `params` as its
+    values (`kbt.backtest("configs/sma_cross.yaml", fast=20, slow=40)`), on `data`
+    (None: the config's; a path, a DataFrame or {symbol: DataFrame}), on the
+    reference engine: `kbt backtest`'s statistics, trade ledger and per-bar equity."""
+    path, bars = _bars(data)
+    text, source, base = _config_text(config, {})
+    raw = _kbt.backtest(text, source, base, bars if path is None else path, {k: float(v) for k, v in params.items()})
+    return Backtest(raw)

@@ -17,6 +17,8 @@
 #include <kbt/metrics/metrics.hpp>
 #include <kbt/output/result_rows.hpp>
 #include <kbt/reference/evaluator.hpp>
+#include <kbt/report/backtest_report.hpp>
+#include <kbt/report/backtest_stats.hpp>
 #include <kbt/sweep/backtest.hpp>
 #include <kbt/sweep/run_sweep.hpp>
 #include <kbt/sweep/sweep_kernel.hpp>
@@ -90,6 +92,13 @@ kbt::BarData bars_from(const py::dict& symbols) {
   return bars;
 }
 
+// The config's data, or bars from NumPy columns (a dict) or a data file (a path).
+kbt::BarData bars_for(const kbt::RunConfig& config, const py::object& data) {
+  if (data.is_none()) return kbt::load_run_data(config);
+  if (py::isinstance<py::dict>(data)) return bars_from(data.cast<py::dict>());
+  return kbt::load_bars_hdf5(data.cast<std::string>(), config.symbols, config.external_data);
+}
+
 template <class T>
 py::array_t<T> matrix(std::vector<T>&& values, std::size_t rows, std::size_t cols) {
   auto* owner = new std::vector<T>(std::move(values));
@@ -111,13 +120,7 @@ py::dict run(const std::string& yaml_text, const std::string& source_name, const
              const py::object& data, const std::string& device, int threads) {
   ensure_kokkos();
   const kbt::RunConfig config = kbt::parse_run_config(yaml_text, source_name, base_dir);
-  kbt::BarData bars;
-  if (data.is_none()) {
-    py::gil_scoped_release no_gil;
-    bars = kbt::load_run_data(config);
-  } else {
-    bars = bars_from(data.cast<py::dict>());
-  }
+  const kbt::BarData bars = bars_for(config, data);
   kbt::SweepRequest request;
   request.device = device == "auto" ? std::string() : device;
   request.threads = threads;
@@ -146,8 +149,11 @@ py::dict run(const std::string& yaml_text, const std::string& source_name, const
   out["combo_ids"] = vector(std::move(ids));
   out["params"] = matrix(std::move(params), n, np);
   out["metrics"] = matrix(std::move(metrics), n, kbt::n_metrics);
-  std::vector<std::uint64_t> best(r.best.rows.begin(), r.best.rows.begin() + static_cast<long>(std::min(r.top_k, r.best.size())));
-  out["top_rows"] = vector(std::move(best));
+  // The top-K with every metric (the best rows were simulated again when the
+  // sweep's metric set was smaller; docs/metrics.md "Metric sets").
+  const kbt::RowTable top = r.top_k_rows();
+  out["top_rows"] = vector(std::vector<std::uint64_t>(top.rows));
+  out["top_metrics"] = matrix(std::vector<double>(top.metrics), top.size(), kbt::n_metrics);
   out["objective"] = r.objective_metric;
   out["maximize"] = r.maximize;
   out["device"] = outcome.device_used;
@@ -184,6 +190,65 @@ py::dict eval(const std::string& expr, const py::object& data, const std::map<st
   return out;
 }
 
+// backtest(yaml_text, source_name, base_dir, data, params) -> dict: one combo
+// on the reference engine with `kbt backtest`'s statistics, ledger and
+// per-bar portfolio.
+py::dict backtest(const std::string& yaml_text, const std::string& source_name, const std::string& base_dir,
+                  const py::object& data, const std::map<std::string, double>& params) {
+  ensure_kokkos();
+  const kbt::RunConfig config = kbt::parse_run_config(yaml_text, source_name, base_dir);
+  const kbt::BarData bars = bars_for(config, data);
+  kbt::SimulationOptions options;
+  options.keep_ledger = true;
+  options.keep_equity = true;
+  kbt::SimulationResult r;
+  kbt::BacktestReport report;
+  {
+    py::gil_scoped_release no_gil;
+    r = kbt::run_backtest(config, bars, params, options);
+    report = kbt::backtest_report(bars, r, config.simulation.initial_capital);
+  }
+  py::list stats;
+  for (const kbt::BacktestStat& s : kbt::backtest_stats(r, report, config.simulation.initial_capital))
+    stats.append(py::make_tuple(s.label, s.unit, s.value, s.ns, s.text));
+  py::dict trades;
+  std::vector<std::string> symbol, side, reason;
+  std::vector<std::int64_t> entry_time, exit_time;
+  std::vector<double> entry_price, exit_price, units, pnl, ret, fees, funding, borrow;
+  for (const kbt::Trade& t : r.trades) {
+    symbol.push_back(bars.symbols[t.symbol]);
+    side.push_back(t.side > 0 ? "long" : "short");
+    entry_time.push_back(bars.timestamps[t.entry_bar]);
+    exit_time.push_back(bars.timestamps[t.exit_bar]);
+    entry_price.push_back(t.entry_price), exit_price.push_back(t.exit_price), units.push_back(t.units);
+    pnl.push_back(t.pnl), ret.push_back(t.trade_return), fees.push_back(t.fees);
+    funding.push_back(t.funding), borrow.push_back(t.borrow);
+    reason.push_back(kbt::to_string(t.exit_reason));
+  }
+  trades["symbol"] = symbol, trades["side"] = side, trades["entry_time"] = vector(std::move(entry_time));
+  trades["exit_time"] = vector(std::move(exit_time)), trades["entry_price"] = vector(std::move(entry_price));
+  trades["exit_price"] = vector(std::move(exit_price)), trades["units"] = vector(std::move(units));
+  trades["pnl"] = vector(std::move(pnl)), trades["return"] = vector(std::move(ret));
+  trades["fees"] = vector(std::move(fees)), trades["funding"] = vector(std::move(funding));
+  trades["borrow"] = vector(std::move(borrow)), trades["exit_reason"] = reason;
+  const std::size_t n = r.equity.size();
+  std::vector<std::int64_t> times(bars.timestamps.begin() + static_cast<long>(r.window.begin),
+                                  bars.timestamps.begin() + static_cast<long>(r.window.end));
+  py::dict out;
+  out["stats"] = stats;
+  out["metric_names"] = kbt::metric_names();
+  out["metrics"] = vector(std::vector<double>(r.metrics.begin(), r.metrics.end()));
+  out["trades"] = trades;
+  out["symbols"] = bars.symbols;
+  out["times"] = vector(std::move(times));
+  out["equity"] = vector(std::move(r.equity));
+  out["cash"] = vector(std::move(r.cash));
+  out["drawdown"] = vector(std::vector<double>(report.drawdowns.drawdown));
+  out["buy_and_hold"] = vector(std::vector<double>(report.hold.equity));
+  out["units"] = matrix(std::move(r.units), n, bars.n_symbols());
+  return out;
+}
+
 std::vector<std::string> devices() {
   std::vector<std::string> names{"reference"};
   for (const auto& s : kbt::enabled_execution_spaces()) names.push_back(s.name);
@@ -206,6 +271,8 @@ PYBIND11_MODULE(_kbt, m) {
   });
   m.def("run", &run, py::arg("yaml_text"), py::arg("source_name"), py::arg("base_dir"), py::arg("data"),
         py::arg("device"), py::arg("threads") = 0);
+  m.def("backtest", &backtest, py::arg("yaml_text"), py::arg("source_name"), py::arg("base_dir"), py::arg("data"),
+        py::arg("params"));
   m.def("eval", &eval, py::arg("expr"), py::arg("data"), py::arg("params"), py::arg("device"));
   m.def("devices", &devices, "The devices this build runs on: reference and the enabled Kokkos spaces");
   m.attr("version") = kbt::version_string;

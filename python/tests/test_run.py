@@ -59,6 +59,13 @@ def test_run_gives_the_cli_rows_by_bits(config, tmp_path):
     top = results.top(3)
     assert len(top) == 3
     assert list(top.columns[: len(results.params.columns)]) == list(results.params.columns)
+    # The top-K with every metric, as `kbt show` lists it.
+    shown = subprocess.run([CLI, "show", str(tmp_path / "cli.h5"), "--json", "--rows", "3"],
+                           check=True, capture_output=True, text=True)
+    for row, (combo, mine) in zip(json.loads(shown.stdout)["rows"], top.iterrows()):
+        assert row["combo"] == combo
+        for name, value in row["metrics"].items():
+            assert (value is None and math.isnan(mine[name])) or bits(mine[name]) == bits(value), (combo, name)
     # Sorted by a metric: the CLI's order for that metric (ties by combo id).
     shown = subprocess.run([CLI, "show", str(tmp_path / "cli.h5"), "--json", "--sort", "total_return", "--rows", "5"],
                            check=True, capture_output=True, text=True)
@@ -173,3 +180,42 @@ def test_eval_gives_the_cli_series_by_bits(tmp_path):
     with pytest.raises(kbt.Error) as e:
         kbt.eval("sma(close, n)", frame)
     assert "n" in e.value.args[0]
+
+
+def test_backtest_gives_the_cli_statistics_ledger_and_equity(tmp_path):
+    import csv as csv_module
+
+    path = os.path.join(SOURCE, "configs", "breakout_sltp.yaml")
+    sweep = kbt.run(path, device="reference")
+    best = sweep.top(1)
+    params = {name: best.iloc[0][name].item() for name in sweep.params.columns}
+    trades_csv, equity_csv = tmp_path / "trades.csv", tmp_path / "equity.csv"
+    assigned = ",".join("%s=%r" % kv for kv in params.items())
+    printed = subprocess.run([CLI, "backtest", path, "--params", assigned, "--trades", str(trades_csv),
+                              "--equity", str(equity_csv)], check=True, capture_output=True, text=True).stdout
+    b = kbt.backtest(path, **params)
+    # The statistics: the CLI's rows, label and text.
+    lines = printed.splitlines()[1:1 + len(b.stats_text)]
+    assert [line[2:28].rstrip() for line in lines] == [label.split(" [")[0].lstrip("# ") for label in b.stats.index]
+    assert [line[29:] for line in lines] == list(b.stats_text)
+    assert b.stats["Return [%]"] == pytest.approx(100 * b.metrics["total_return"])
+    # The metrics: the sweep's best row, all 21 (simulated again by the run), by bits.
+    assert best[b.metrics.index].notna().all(axis=None)
+    for name in b.metrics.index:
+        assert bits(b.metrics[name]) == bits(best.iloc[0][name]), name
+    # The ledger and the per-bar portfolio: the CLI's CSVs, every value by bits.
+    with open(trades_csv) as f:
+        rows = list(csv_module.DictReader(f))
+    assert len(rows) == len(b.trades) > 0
+    for row, (_, mine) in zip(rows, b.trades.iterrows()):
+        assert row["symbol"] == mine["symbol"] and row["side"] == mine["side"] and row["exit_reason"] == mine["exit_reason"]
+        assert pd.Timestamp(row["entry_time"]) == mine["entry_time"]
+        for name in ("entry_price", "exit_price", "units", "pnl", "return", "fees", "funding", "borrow"):
+            assert bits(float(row[name])) == bits(mine[name]), name
+    with open(equity_csv) as f:
+        rows = list(csv_module.DictReader(f))
+    assert len(rows) == len(b.equity)
+    for row, (time, mine) in zip(rows, b.equity.iterrows()):
+        assert pd.Timestamp(row["timestamp"]) == time
+        for name in b.equity.columns:
+            assert bits(float(row[name])) == bits(mine[name]), name

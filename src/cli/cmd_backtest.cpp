@@ -9,6 +9,7 @@
 #include <kbt/data/time_format.hpp>
 #include <kbt/core/error.hpp>
 #include <kbt/report/backtest_report.hpp>
+#include <kbt/report/backtest_stats.hpp>
 #include <kbt/sweep/run_sweep.hpp>
 #include <kbt/verify/verify.hpp>
 
@@ -50,36 +51,6 @@ bool starts_with_hdf5_signature(const std::string& path) {
   return f.gcount() == 8 && std::string(head, 8) == std::string("\x89HDF\r\n\x1a\n", 8);
 }
 
-// "364 days 23:00:00" (pandas' Timedelta text), "0:15:00" under a day.
-std::string span_text(std::int64_t ns) {
-  const std::int64_t secs = ns / 1000000000, days = secs / 86400, rest = secs % 86400;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%02lld:%02lld:%02lld", static_cast<long long>(rest / 3600),
-                static_cast<long long>(rest % 3600 / 60), static_cast<long long>(rest % 60));
-  if (days == 0) return buf;
-  return std::to_string(days) + (days == 1 ? " day " : " days ") + buf;
-}
-
-std::string pct(double fraction) {
-  if (std::isnan(fraction)) return "nan";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f %%", 100.0 * fraction);
-  return buf;
-}
-
-std::string num(double v, const char* format = "%.4f") {
-  if (std::isnan(v)) return "nan";
-  char buf[48];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
-std::string bars_text(double bars) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, bars == std::floor(bars) ? "%.0f bars" : "%.1f bars", bars);
-  return buf;
-}
-
 struct Loaded {
   RunConfig config;
   BarData bars;
@@ -115,44 +86,8 @@ Loaded load(const BacktestArgs& a, bool by_combo) {
 }
 
 void print_report(const Loaded& l, const SimulationResult& r, const BacktestReport& rep) {
-  const auto m = [&](Metric k) { return r.metrics[static_cast<int>(k)]; };
-  const double capital = l.config.simulation.initial_capital;
-  const auto row = [](const char* label, const std::string& value) { std::printf("  %-26s %s\n", label, value.c_str()); };
-  row("Start", format_iso8601_utc(rep.start_ns));
-  row("End", format_iso8601_utc(rep.end_ns));
-  row("Duration", span_text(rep.end_ns - rep.start_ns) + " (" + bars_text(static_cast<double>(rep.bars)) + ")");
-  row("Exposure time", pct(m(Metric::exposure)));
-  row("Equity start", num(capital, "%.2f"));
-  row("Equity final", num(m(Metric::final_equity), "%.2f"));
-  row("Equity peak", num(rep.equity_peak, "%.2f"));
-  row("Return", pct(m(Metric::total_return)));
-  row("Buy & hold return", pct(rep.hold.total_return));
-  row("Return (ann.)", pct(m(Metric::cagr)));
-  row("Volatility (ann.)", pct(m(Metric::ann_volatility)));
-  row("Sharpe ratio", num(m(Metric::sharpe)));
-  row("Sortino ratio", num(m(Metric::sortino)));
-  row("Calmar ratio", num(m(Metric::calmar)));
-  row("Max. drawdown", pct(m(Metric::max_drawdown)));
-  row("Avg. drawdown", pct(rep.avg_drawdown));
-  row("Max. drawdown duration",
-      span_text(rep.max_drawdown_ns) + " (" + bars_text(m(Metric::max_drawdown_duration)) + ")");
-  row("Avg. drawdown duration", span_text(rep.avg_drawdown_ns) + " (" + bars_text(rep.avg_drawdown_bars) + ")");
-  row("Drawdowns", std::to_string(rep.drawdowns.runs.size()));
-  row("Ulcer index", num(m(Metric::ulcer_index)));
-  row("Trades", num(m(Metric::n_trades), "%.0f"));
-  row("Win rate", pct(m(Metric::win_rate)));
-  row("Best trade", pct(m(Metric::best_trade)));
-  row("Worst trade", pct(m(Metric::worst_trade)));
-  row("Avg. trade", pct(m(Metric::avg_trade_return)));
-  row("Avg. trade duration", std::isnan(m(Metric::avg_trade_duration))
-                                 ? std::string("nan")
-                                 : span_text(rep.avg_trade_ns) + " (" + bars_text(m(Metric::avg_trade_duration)) + ")");
-  row("Profit factor", num(m(Metric::profit_factor)));
-  row("Expectancy (per trade)", num(rep.expectancy, "%.2f"));
-  row("SQN", num(rep.sqn));
-  row("Turnover", num(m(Metric::turnover)) + " x mean equity");
-  row("Fees paid", num(m(Metric::fees_paid), "%.2f"));
-  row("Funding paid", num(m(Metric::funding_paid), "%.2f"));
+  for (const BacktestStat& stat : backtest_stats(r, rep, l.config.simulation.initial_capital))
+    std::printf("  %-26s %s\n", stat.label.c_str(), stat.text.c_str());
 }
 
 void write_equity_csv(const std::string& path, const BarData& bars, const SimulationResult& r,
@@ -212,10 +147,10 @@ void backtest(const BacktestArgs& a, bool by_combo) {
   }
   if (!a.plot_path.empty()) {
     const std::string title = a.source + ": " + l.combo.described + combo + "\nreturn " +
-                              pct(r.metrics[static_cast<int>(Metric::total_return)]) + " (buy and hold " +
-                              pct(rep.hold.total_return) + "), sharpe " +
-                              num(r.metrics[static_cast<int>(Metric::sharpe)]) + ", max drawdown " +
-                              pct(r.metrics[static_cast<int>(Metric::max_drawdown)]);
+                              percent_text(r.metrics[static_cast<int>(Metric::total_return)]) + " (buy and hold " +
+                              percent_text(rep.hold.total_return) + "), sharpe " +
+                              number_text(r.metrics[static_cast<int>(Metric::sharpe)]) + ", max drawdown " +
+                              percent_text(r.metrics[static_cast<int>(Metric::max_drawdown)]);
     plot::write_equity_png(l.bars, r, rep, a.plot_path, title);
     std::printf("plot: %s\n", a.plot_path.c_str());
   }
