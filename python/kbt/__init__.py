@@ -168,18 +168,53 @@ class Results:
 
 
 
-def run(config, data=None, device="auto", threads=0, **overrides):
+def _progress_callback(progress):
+    """None for no progress; a callable as given; True: a tqdm bar when tqdm is
+    installed, else a line on stderr."""
+    if progress is None or progress is False:
+        return None, None
+    if callable(progress):
+        return progress, None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        import sys
+
+        def line(done, total):
+            sys.stderr.write("\rkbt: %d / %d combos" % (done, total) + ("\n" if done >= total else ""))
+            sys.stderr.flush()
+
+        return line, None
+    bar = tqdm(unit="combos")
+
+    def update(done, total):
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+
+    return update, bar
+
+
+def run(config, data=None, device="auto", threads=0, progress=None, **overrides):
     """Runs the sweep of `config` (a YAML path, YAML text or a dict) on `data`
     (None: the config's data file; a path; a DataFrame with a DatetimeIndex and
     open/high/low/close/volume columns; or {symbol: DataFrame}) on `device`
-    ("auto", "reference" or a Kokkos space). Keyword overrides change the config:
+    ("auto", "reference" or a Kokkos space). `progress`: a callable(done, total)
+    called between chunks of combos, or True for a progress bar (tqdm when
+    installed). Ctrl-C stops the sweep at the next chunk with KeyboardInterrupt.
+    Keyword overrides change the config:
     `sweep={"top_k": 5}` or `sweep__top_k=5`. Returns Results; a device fallback
     is a warning. Errors raise kbt.Error(message, category)."""
     path, bars = _bars(data)
     if path is not None:
         overrides = dict(overrides, data=path)
     text, source, base = _config_text(config, overrides)
-    raw = _kbt.run(text, source, base, bars, device, threads)
+    callback, bar = _progress_callback(progress)
+    try:
+        raw = _kbt.run(text, source, base, bars, device, threads, callback)
+    finally:
+        if bar is not None:
+            bar.close()
     results = Results(raw)
     if results.fallback_reason:
         warnings.warn("kbt: ran on %s: %s" % (results.device, results.fallback_reason), RuntimeWarning, stacklevel=2)

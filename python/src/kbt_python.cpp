@@ -117,7 +117,7 @@ py::array_t<T> vector(std::vector<T>&& values) {
 // run(yaml_text, source_name, base_dir, data, device, threads) -> dict of the
 // sweep's rows (every combo), its best rows, profile and device.
 py::dict run(const std::string& yaml_text, const std::string& source_name, const std::string& base_dir,
-             const py::object& data, const std::string& device, int threads) {
+             const py::object& data, const std::string& device, int threads, const py::object& progress) {
   ensure_kokkos();
   const kbt::RunConfig config = kbt::parse_run_config(yaml_text, source_name, base_dir);
   const kbt::BarData bars = bars_for(config, data);
@@ -125,6 +125,13 @@ py::dict run(const std::string& yaml_text, const std::string& source_name, const
   request.device = device == "auto" ? std::string() : device;
   request.threads = threads;
   request.quiet = true;  // warnings go through Python's warnings module
+  // Between chunks (on this thread): Ctrl-C stops the sweep there (the
+  // pending KeyboardInterrupt propagates), and `progress(done, total)` is told.
+  request.progress = [&progress](const kbt::SweepProgress& p) {
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    if (!progress.is_none()) progress(p.done, p.total);
+  };
   kbt::SweepOutcome outcome;
   {
     py::gil_scoped_release no_gil;
@@ -270,7 +277,7 @@ PYBIND11_MODULE(_kbt, m) {
     }
   });
   m.def("run", &run, py::arg("yaml_text"), py::arg("source_name"), py::arg("base_dir"), py::arg("data"),
-        py::arg("device"), py::arg("threads") = 0);
+        py::arg("device"), py::arg("threads") = 0, py::arg("progress") = py::none());
   m.def("backtest", &backtest, py::arg("yaml_text"), py::arg("source_name"), py::arg("base_dir"), py::arg("data"),
         py::arg("params"));
   m.def("eval", &eval, py::arg("expr"), py::arg("data"), py::arg("params"), py::arg("device"));

@@ -219,3 +219,25 @@ def test_backtest_gives_the_cli_statistics_ledger_and_equity(tmp_path):
         assert pd.Timestamp(row["timestamp"]) == time
         for name in b.equity.columns:
             assert bits(float(row[name])) == bits(mine[name]), name
+
+
+def test_progress_is_reported_between_chunks_and_an_interrupt_stops_the_sweep():
+    import _thread
+
+    frame = bars_frame(2000)
+    chunked = dict(CONFIG, sweep=dict(CONFIG["sweep"], checkpoint_combos=1))
+    seen = []
+    results = kbt.run(chunked, data=frame, device="reference", progress=lambda done, total: seen.append((done, total)))
+    n = len(results.metrics)
+    assert n >= 8 and seen[0] == (0, n) and seen[-1] == (n, n) and len(seen) == n + 1
+
+    calls = []
+
+    def interrupt(done, total):
+        calls.append(done)
+        if len(calls) == 3:
+            _thread.interrupt_main()  # as Ctrl-C would
+
+    with pytest.raises(KeyboardInterrupt):
+        kbt.run(chunked, data=frame, device="reference", progress=interrupt)
+    assert len(calls) == 3  # stopped at the next chunk, not at the end
