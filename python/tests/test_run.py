@@ -241,3 +241,17 @@ def test_progress_is_reported_between_chunks_and_an_interrupt_stops_the_sweep():
     with pytest.raises(KeyboardInterrupt):
         kbt.run(chunked, data=frame, device="reference", progress=interrupt)
     assert len(calls) == 3  # stopped at the next chunk, not at the end
+
+
+def test_a_fallback_to_the_reference_engine_is_a_warning():
+    frame = bars_frame(800)
+    # A higher-timeframe series that depends on params otherwise than through
+    # one window: the sweep kernel cannot run it (docs/sweep.md), `auto` falls back.
+    strategy = dict(CONFIG["strategy"], signals={"f": 'htf(sma(close, fast) - sma(close, slow), "4h")'},
+                    position="where(f > 0, 1, -1)")
+    config = dict(CONFIG, strategy=strategy)
+    with pytest.warns(RuntimeWarning, match="unsupported:param_dependent_expression_in_higher_timeframe"):
+        results = kbt.run(config, data=frame, device="auto")
+    assert results.device == "reference"
+    assert results.fallback_reason == "unsupported:param_dependent_expression_in_higher_timeframe"
+    assert results.metrics["n_trades"].sum() > 0
