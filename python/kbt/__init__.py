@@ -206,12 +206,10 @@ def run(config, data=None, device="auto", threads=0, progress=None, **overrides)
     `sweep={"top_k": 5}` or `sweep__top_k=5`. Returns Results; a device fallback
     is a warning. Errors raise kbt.Error(message, category)."""
     path, bars = _bars(data)
-    if path is not None:
-        overrides = dict(overrides, data=path)
     text, source, base = _config_text(config, overrides)
     callback, bar = _progress_callback(progress)
     try:
-        raw = _kbt.run(text, source, base, bars, device, threads, callback)
+        raw = _kbt.run(text, source, base, bars if path is None else path, device, threads, callback)
     finally:
         if bar is not None:
             bar.close()

@@ -92,11 +92,23 @@ kbt::BarData bars_from(const py::dict& symbols) {
   return bars;
 }
 
-// The config's data, or bars from NumPy columns (a dict) or a data file (a path).
-kbt::BarData bars_for(const kbt::RunConfig& config, const py::object& data) {
-  if (data.is_none()) return kbt::load_run_data(config);
-  if (py::isinstance<py::dict>(data)) return bars_from(data.cast<py::dict>());
-  return kbt::load_bars_hdf5(data.cast<std::string>(), config.symbols, config.external_data);
+// The config and its bars: the config's data file (data None), another data
+// file (a path, which becomes the config's data_path: the run profile names
+// it), or bars from NumPy columns (a dict).
+struct ConfigAndBars {
+  kbt::RunConfig config;
+  kbt::BarData bars;
+};
+ConfigAndBars config_and_bars(const std::string& yaml_text, const std::string& source_name,
+                              const std::string& base_dir, const py::object& data) {
+  ConfigAndBars out{kbt::parse_run_config(yaml_text, source_name, base_dir), {}};
+  if (py::isinstance<py::dict>(data)) {
+    out.bars = bars_from(data.cast<py::dict>());
+    return out;
+  }
+  if (!data.is_none()) out.config.data_path = data.cast<std::string>();
+  out.bars = kbt::load_run_data(out.config);
+  return out;
 }
 
 template <class T>
@@ -119,8 +131,9 @@ py::array_t<T> vector(std::vector<T>&& values) {
 py::dict run(const std::string& yaml_text, const std::string& source_name, const std::string& base_dir,
              const py::object& data, const std::string& device, int threads, const py::object& progress) {
   ensure_kokkos();
-  const kbt::RunConfig config = kbt::parse_run_config(yaml_text, source_name, base_dir);
-  const kbt::BarData bars = bars_for(config, data);
+  const ConfigAndBars loaded = config_and_bars(yaml_text, source_name, base_dir, data);
+  const kbt::RunConfig& config = loaded.config;
+  const kbt::BarData& bars = loaded.bars;
   kbt::SweepRequest request;
   request.device = device == "auto" ? std::string() : device;
   request.threads = threads;
@@ -203,8 +216,9 @@ py::dict eval(const std::string& expr, const py::object& data, const std::map<st
 py::dict backtest(const std::string& yaml_text, const std::string& source_name, const std::string& base_dir,
                   const py::object& data, const std::map<std::string, double>& params) {
   ensure_kokkos();
-  const kbt::RunConfig config = kbt::parse_run_config(yaml_text, source_name, base_dir);
-  const kbt::BarData bars = bars_for(config, data);
+  const ConfigAndBars loaded = config_and_bars(yaml_text, source_name, base_dir, data);
+  const kbt::RunConfig& config = loaded.config;
+  const kbt::BarData& bars = loaded.bars;
   kbt::SimulationOptions options;
   options.keep_ledger = true;
   options.keep_equity = true;

@@ -96,19 +96,9 @@ class ReferenceEngine final : public SweepEngine {
 
   std::vector<double> all_metrics(const std::vector<std::uint64_t>& rows,
                                   const std::optional<ScoringWindow>& window) override {
-    if (window) check_scoring_windows({*window}, bars_.n_bars());
-    ResolvedSimulation sim = sweep_.sim;
-    if (window) sim.window = *window;
-    const std::vector<double> params = sweep_.combos.subset(rows).params(0, rows.size());
-    std::vector<double> out(rows.size() * n_metrics);
-    detail::host_parallel_for(rows.size(), threads_, [&](std::size_t j) {
-      const StrategyOutputs signals =
-          evaluate_strategy_reference(sweep_.program, bars_, params.data() + j * sweep_.n_params(), &cache_);
-      const SimulationResult r = simulate_reference(
-          bars_, combo_simulation(sim, sweep_.program.param_names, params.data() + j * sweep_.n_params()), signals);
-      std::copy(r.metrics.begin(), r.metrics.end(), out.begin() + static_cast<std::ptrdiff_t>(j * n_metrics));
-    });
-    return out;
+    if (rows.empty()) return {};
+    return run_candidates(sweep_.combos.subset(rows).params(0, rows.size()), window ? *window : sweep_.sim.window, {})
+        .metrics;
   }
 
  private:
