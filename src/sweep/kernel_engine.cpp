@@ -134,4 +134,10 @@ std::unique_ptr<SweepEngine> make_kernel_engine(const PreparedSweep& sweep, cons
   return std::make_unique<KernelEngine>(sweep, bars, device, fp32, options, facts);
 }
 
+std::unique_ptr<SweepEngine> make_validation_engine(const PreparedSweep& sweep, const BarData& bars,
+                                                    const std::string& device, int threads) {
+  return device == "reference" ? make_reference_engine(sweep, bars, threads)
+                               : make_kernel_engine(sweep, bars, device, false);
+}
+
 }  // namespace kbt

@@ -17,7 +17,6 @@
 #include <limits>
 #include <numeric>
 
-
 namespace kbt {
 namespace {
 
@@ -94,8 +93,7 @@ ValidationResults run_validation(const RunConfig& config, const BarData& bars, c
   for (std::size_t j = 0; j < k; ++j)
     for (const std::size_t c : column) params.push_back(best.params_of(j)[c]);
   if (k > 0) {
-    const auto engine = device == "reference" ? make_reference_engine(prepared, bars, threads)
-                                              : make_kernel_engine(prepared, bars, device, false);
+    const auto engine = make_validation_engine(prepared, bars, device, threads);
     v.period_returns = engine->run_candidates(params, v.train, grid.last_bar).period_returns;
     if (v.test) v.test_metrics = engine->run_candidates(params, *v.test, {}).metrics;
   }

@@ -77,8 +77,7 @@ WalkForwardResults run_walk_forward(const RunConfig& config, const BarData& bars
   WalkForwardResults wf;
   const std::vector<TrainTest> windows = resolve_walk_forward(config, bars);
   const PreparedSweep sweep = prepare_sweep(config, bars);
-  const auto engine = device == "reference" ? make_reference_engine(sweep, bars, threads)
-                                            : make_kernel_engine(sweep, bars, device, false);
+  const auto engine = make_validation_engine(sweep, bars, device, threads);
   std::vector<ScoringWindow> train;
   for (const TrainTest& w : windows) train.push_back(w.train);
   const EngineTopK top{config.sweep.objective, static_cast<std::size_t>(config.validation.top_k)};

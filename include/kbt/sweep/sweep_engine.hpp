@@ -100,4 +100,10 @@ std::unique_ptr<SweepEngine> make_kernel_engine(const PreparedSweep& sweep, cons
                                                 const KernelSweepOptions& options = {},
                                                 KernelEngineFacts* facts = nullptr);
 
+// The validation stage's engine for the run's device: the reference engine on
+// `threads` host threads for "reference", else the kernel engine on that space
+// in fp64 (its precision whatever the sweep's).
+std::unique_ptr<SweepEngine> make_validation_engine(const PreparedSweep& sweep, const BarData& bars,
+                                                    const std::string& device, int threads);
+
 }  // namespace kbt
