@@ -27,6 +27,7 @@ set(KBT_HEADERS
   kbt/data/external_data.hpp
   kbt/data/time_format.hpp
   kbt/data/time_zone.hpp
+  kbt/job/sweep_job.hpp
   kbt/kernels/detail/fold_inputs.hpp
   kbt/kernels/detail/fold_task.hpp
   kbt/kernels/detail/per_bar_fold.hpp
@@ -62,6 +63,7 @@ set(KBT_HEADERS
   kbt/reference/simulator.hpp
   kbt/report/backtest_report.hpp
   kbt/report/backtest_stats.hpp
+  kbt/report/heatmap_grid.hpp
   kbt/simulate/action_simulation.hpp
   kbt/simulate/action_simulator.hpp
   kbt/simulate/detail/action_functors.hpp

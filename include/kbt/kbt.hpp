@@ -21,6 +21,8 @@
 #include <kbt/data/time_format.hpp>
 #include <kbt/data/time_zone.hpp>
 
+#include <kbt/job/sweep_job.hpp>
+
 #include <kbt/label/label_job.hpp>
 #include <kbt/label/triple_barrier.hpp>
 
@@ -49,6 +51,7 @@
 
 #include <kbt/report/backtest_report.hpp>
 #include <kbt/report/backtest_stats.hpp>
+#include <kbt/report/heatmap_grid.hpp>
 
 #include <kbt/kernels/fold_hoister.hpp>
 #include <kbt/kernels/fold_request.hpp>

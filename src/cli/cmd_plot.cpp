@@ -36,14 +36,14 @@ std::string number_text(double v) {
 
 void plot_heatmap(const PlotArgs& a) {
   const LoadedResults loaded = read_results_hdf5(a.results_path);
-  plot::HeatmapRequest request;
+  HeatmapRequest request;
   request.x = a.x;
   request.y = a.y;
   request.metric = a.metric;
   request.agg = a.agg;
   // The run's own eligibility rule, from the config stored in the file.
   request.min_trades = parse_run_config(loaded.config_yaml, a.results_path + " /config", "").sweep.objective.min_trades;
-  const plot::HeatmapGrid grid = plot::heatmap_grid(loaded.results, request);
+  const HeatmapGrid grid = heatmap_grid(loaded.results, request);
   plot::write_heatmap_png(grid, a.out, a.results_path + ": " + grid.metric + " over " + a.x + " x " + a.y);
   std::printf("heatmap: %s (%zu x %zu cells)\n", a.out.c_str(), grid.xs.size(), grid.ys.size());
 }

@@ -1,21 +1,18 @@
 // `kbt run CONFIG`: the whole batch job — load, compile, sweep, top-K, write.
 
 #include <CLI/CLI.hpp>
-#include <kbt/output/checkpoint.hpp>
 #include <kbt/config/config_loader.hpp>
 #include <kbt/core/error.hpp>
+#include <kbt/job/sweep_job.hpp>
 #include <kbt/output/results.hpp>
-#include <kbt/output/run_lock.hpp>
-#include <kbt/sweep/run_sweep.hpp>
 #include <kbt/validation/validation.hpp>
 #include <kbt/verify/verify.hpp>
 
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
-#include <sys/resource.h>
 
 #include "cli/commands.hpp"
+#include "cli/job_run.hpp"
 #include "cli/label_job_command.hpp"
 #include "cli/progress_printer.hpp"
 #include "cli/simulate_job_command.hpp"
@@ -42,21 +39,6 @@ std::string resume_command_for(const RunArgs& a) {
   return cmd;
 }
 
-// A checkpoint at `path`: "N of M combos done", or why it cannot be read.
-std::string describe_checkpoint(const std::string& path) {
-  try {
-    const CheckpointStatus s = read_checkpoint_status(path);
-    return std::to_string(s.combos_done) + " of " + std::to_string(s.combos_total) + " combos done";
-  } catch (const Error& e) {
-    return e.what();
-  }
-}
-
-std::string csv_path_for(const std::string& h5_path) {
-  const auto dot = h5_path.rfind(".h5");
-  return (dot == std::string::npos ? h5_path : h5_path.substr(0, dot)) + "_topk.csv";
-}
-
 std::string heatmap_path_for(const std::string& h5_path) {
   const auto dot = h5_path.rfind(".h5");
   return (dot == std::string::npos ? h5_path : h5_path.substr(0, dot)) + "_heatmap.png";
@@ -67,11 +49,11 @@ std::string heatmap_path_for(const std::string& h5_path) {
 // already written: a failure here is a warning, not a failed run.
 std::string draw_heatmap(const RunConfig& config, const std::string& out) {
   try {
-    plot::HeatmapRequest request;
+    HeatmapRequest request;
     request.x = config.output.heatmap.at(0);
     request.y = config.output.heatmap.at(1);
     request.min_trades = config.sweep.objective.min_trades;
-    const auto grid = plot::heatmap_grid(read_results_hdf5(out).results, request);
+    const auto grid = heatmap_grid(read_results_hdf5(out).results, request);
     const std::string path = heatmap_path_for(out);
     plot::write_heatmap_png(grid, path, config.source_path + ": " + grid.metric + " over " + request.x + " x " + request.y);
     return path;
@@ -106,105 +88,32 @@ void run(const RunArgs& a) {
   const RunConfig config = load_job_config(a.config_path);
   if (config.job != Job::sweep) return run_single_kernel_job(a, config);
   const BarData bars = load_run_data(config);
-  const double load_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
 
-  SweepRequest request;
-  request.device = a.device;
-  request.threads = a.threads;
-  request.quiet = a.quiet;
-  request.calibration = a.calibration;
+  SweepJobOptions options;
+  options.seconds_load = std::chrono::duration<double>(Clock::now() - t0).count();
+  options.device = a.device;
+  options.threads = a.threads;
+  options.quiet = a.quiet;
+  options.calibration = a.calibration;
   if (a.sample > 0) {
-    request.sample = a.sample;
-    request.sample_seed = a.seed;
+    options.sample = a.sample;
+    options.sample_seed = a.seed;
   }
-  const bool verify = !a.no_verify && config.verify.top_n.value_or(1) > 0;
-  if (verify) {  // a bad verification window fails before the sweep, at its config line
-    try {
-      resolve_verify_window(config, bars, verify_request_from_config(config));
-    } catch (const Error& e) {
-      // The bound that made the window: verify's own, else the sweep's score_start.
-      const char* key = config.key_origins.count("verify.score_start") ? "verify.score_start"
-                        : config.key_origins.count("verify.score_end") ? "verify.score_end"
-                                                                        : "simulation.score_start";
-      throw config.located(key, e);
-    }
-  }
-  // Checkpoint (docs/results.md "Incomplete runs and --resume").
-  const std::string out = a.out.empty() ? config.output.path : a.out;
-  const std::string checkpoint = checkpoint_path_for(out);
-  const std::string csv = config.output.csv ? csv_path_for(out) : std::string();
-  // One run per output at a time, for the run's whole life (docs/results.md
-  // "Faults"); under the lock, temporaries of killed runs are orphans.
-  const RunLock lock(out);
-  for (const std::string& p : {out, checkpoint, csv})
-    if (!p.empty()) remove_orphaned_temporaries(p);
-  const bool have_checkpoint = std::filesystem::exists(checkpoint);
-  if (have_checkpoint && !a.resume)
-    throw Error(ErrorCategory::config, checkpoint + ": an unfinished run of " + out + " left this checkpoint (" +
-                                           describe_checkpoint(checkpoint) +
-                                           "); continue it with --resume, or delete it to start over");
-  if (!have_checkpoint && a.resume)
-    throw Error(ErrorCategory::io, "--resume: nothing to resume: no checkpoint " + checkpoint +
-                                       (std::filesystem::exists(out) ? " (" + out + " is a finished run)" : ""));
-  request.checkpoint_path = checkpoint;
-  request.resume = a.resume;
-  // The best rows the later stages study: the verification and validation candidates.
-  if (verify)
-    request.best_rows = static_cast<std::size_t>(config.verify.top_n ? static_cast<std::uint64_t>(*config.verify.top_n)
-                                                                      : max_automatic_verify_count);
-  if (config.validation.enabled)
-    request.best_rows = std::max(request.best_rows, static_cast<std::size_t>(config.validation.top_k));
-  request.results_path = out;
-  request.resume_command = resume_command_for(a);
+  options.verify = !a.no_verify;
+  options.out = a.out.empty() ? config.output.path : a.out;
+  options.resume = a.resume;
+  options.resume_command = resume_command_for(a);
   // Progress of the sweep and of the verification (docs/cli.md "Progress").
   ProgressPrinter progress(a.quiet);
   if (progress.enabled())
-    request.progress = [&progress](const SweepProgress& p) {
-      progress.update(format_progress_line(p), p.done >= p.total);
-    };
-  SweepOutcome outcome = run_sweep(config, bars, request);
+    options.progress = [&progress](const SweepProgress& p) { progress.update(stage_progress_line(p), p.done >= p.total); };
+  const SweepJobResult job = run_sweep_job(config, bars, options);
   progress.end_line();
-  outcome.profile.set("seconds_load", load_seconds);
-
-  // Verification (docs/verify.md): the top candidates again, one by one, in fp64.
-  std::optional<VerificationResults> verification;
-  if (verify) {
-    VerifyRequest vr = verify_request_from_config(config);
-    if (vr.threads == 0) vr.threads = a.threads;  // --threads bounds the whole run
-    vr.progress = verification_progress(progress);
-    for (const auto& [k, v] : outcome.profile.text)
-      if (k == "precision") vr.sweep_precision = v;
-    verification = verify_candidates(config, bars, outcome.results, vr);
-    progress.end_line();
-    outcome.profile.set("seconds_verify", verification->seconds);
-  }
-
-  // Validation (docs/validation.md): is the winner real?
-  std::optional<ValidationResults> validation;
-  if (config.validation.enabled) {
-    validation = run_validation(config, bars, outcome.results, outcome.device_used, a.threads);
-    outcome.profile.set("seconds_validation", validation->seconds);
-  }
-
-  // Host memory high-water mark of the run so far (Linux reports KiB).
-  {
-    struct rusage usage {};
-    if (getrusage(RUSAGE_SELF, &usage) == 0)
-      outcome.profile.set("host_peak_rss_bytes", static_cast<double>(usage.ru_maxrss) * 1024.0);
-  }
-  const auto t_write = Clock::now();
-  {
-    // All outputs or none: the CSV written aside, the checkpoint finished
-    // into the results file in place, then both moved into place together,
-    // the results file last.
-    AtomicOutputSet outputs;
-    if (!csv.empty()) write_top_k_csv(outputs.add(csv), outcome.results);
-    outcome.checkpoint->finish(outcome.results, outcome.profile, verification ? &*verification : nullptr,
-                               validation ? &*validation : nullptr);
-    outputs.adopt(checkpoint, out);
-    outputs.commit();
-  }
-  const double write_seconds = std::chrono::duration<double>(Clock::now() - t_write).count();
+  const SweepOutcome& outcome = job.sweep;
+  const std::optional<VerificationResults>& verification = job.verification;
+  const std::optional<ValidationResults>& validation = job.validation;
+  const std::string& out = job.out;
+  const std::string& csv = job.csv;
   const std::string heatmap = config.output.heatmap.size() == 2 ? draw_heatmap(config, out) : "";
 
   const auto& r = outcome.results;
@@ -220,12 +129,7 @@ void run(const RunArgs& a) {
   if (validation) std::fputs(format_validation_summary(*validation, std::min<std::size_t>(a.show, 10)).c_str(), stdout);
   std::printf("results: %s%s%s\n", out.c_str(), csv.empty() ? "" : "  top-K CSV: ", csv.c_str());
   if (!heatmap.empty()) std::printf("heatmap: %s\n", heatmap.c_str());
-  if (a.profile) {
-    std::printf("profile:\n");
-    for (const auto& [k, v] : outcome.profile.text) std::printf("  %-22s %s\n", k.c_str(), v.c_str());
-    for (const auto& [k, v] : outcome.profile.numbers) std::printf("  %-22s %.6g\n", k.c_str(), v);
-    std::printf("  %-22s %.6g\n", "seconds_write", write_seconds);
-  }
+  if (a.profile) print_job_profile(outcome.profile, job.seconds_write);
   // The results (with /verify) are written for diagnosis; the run still fails.
   if (verification) check_no_mismatch(*verification, out);
 }

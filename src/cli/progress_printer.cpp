@@ -49,6 +49,10 @@ void ProgressPrinter::end_line() {
   open_line_ = false;
 }
 
+std::string stage_progress_line(const SweepProgress& p) {
+  return (p.unit == "candidates" ? "verification: " : "") + format_progress_line(p);
+}
+
 std::function<void(std::size_t, std::size_t)> verification_progress(ProgressPrinter& printer) {
   if (!printer.enabled()) return {};
   const auto started = std::chrono::steady_clock::now();
@@ -58,7 +62,7 @@ std::function<void(std::size_t, std::size_t)> verification_progress(ProgressPrin
     p.total = total;
     p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     p.unit = "candidates";
-    printer.update("verification: " + format_progress_line(p), done >= total);
+    printer.update(stage_progress_line(p), done >= total);
   };
 }
 

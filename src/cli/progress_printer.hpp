@@ -9,6 +9,8 @@
 #include <functional>
 #include <string>
 
+#include <kbt/sweep/progress.hpp>
+
 namespace kbt::cli {
 
 class ProgressPrinter {
@@ -33,6 +35,10 @@ class ProgressPrinter {
   double log_interval_seconds_ = default_log_interval_seconds;
   Clock::time_point last_;
 };
+
+// The progress line of a stage: the sweep's, or "verification: ..." for
+// candidates.
+std::string stage_progress_line(const SweepProgress& progress);
 
 // The progress callback of the verification (kbt run, kbt verify):
 // "verification: <done>/<total> candidates ...", timed from this call. Empty

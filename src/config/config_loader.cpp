@@ -61,9 +61,9 @@ void Loader::load(const std::string& base_dir) {
   // sweep first: its limits bound the work of expanding the parameter axes.
   if (const auto* e = find_entry(top, "sweep")) sweep(*e);
   const YamlEntry* data_entry = find_entry(top, "data");
-  if (!data_entry)
+  if (!data_entry && !given_.data)
     doc_.fail(ErrorCategory::config, root, "missing required key 'data' (the HDF5 or CSV market data file)");
-  data(*data_entry, base_dir);
+  if (data_entry) data(*data_entry, base_dir);
   if (const auto* e = find_entry(top, "symbols")) symbols(*e);
   if (const auto* e = find_entry(top, "external_data")) {
     note(*e, "external_data");
@@ -72,9 +72,9 @@ void Loader::load(const std::string& base_dir) {
   }
   if (cfg_.job == Job::simulate) {
     const YamlEntry* simulate_entry = find_entry(top, "simulate");
-    if (!simulate_entry)
+    if (!simulate_entry && !given_.actions)
       doc_.fail(ErrorCategory::config, root, "missing required key 'simulate' (the actions and what to write)");
-    simulate(*simulate_entry, base_dir);
+    if (simulate_entry) simulate(*simulate_entry, base_dir);
     if (const auto* e = find_entry(top, "simulation")) simulation(*e);
     cfg_.output.path = "results/simulate.h5";
     cfg_.output.csv = false;
@@ -148,12 +148,12 @@ using detail::YamlDocument;
 namespace {
 
 RunConfig parse_config(const std::string& yaml_text, const std::string& source_name, const std::string& base_dir,
-                       bool any_job) {
+                       bool any_job, const CallerInputs& given = {}) {
   YamlDocument doc(yaml_text, source_name);
   RunConfig config;
   config.source_path = source_name;
   config.source_yaml = yaml_text;
-  Loader(doc, config, any_job).load(base_dir);
+  Loader(doc, config, any_job, given).load(base_dir);
   return config;
 }
 
@@ -180,6 +180,11 @@ RunConfig parse_run_config(const std::string& yaml_text, const std::string& sour
 RunConfig parse_job_config(const std::string& yaml_text, const std::string& source_name,
                            const std::string& base_dir) {
   return parse_config(yaml_text, source_name, base_dir, true);
+}
+
+RunConfig parse_caller_job_config(const std::string& yaml_text, const std::string& source_name,
+                                  const std::string& base_dir, const CallerInputs& given) {
+  return parse_config(yaml_text, source_name, base_dir, true, given);
 }
 
 RunConfig load_run_config(const std::string& path) {

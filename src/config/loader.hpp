@@ -2,6 +2,7 @@
 // The run-config loader's shared declarations: the Loader class, whose value readers
 // are in loader_values.cpp and whose sections are in config_loader.cpp and *_section.cpp.
 
+#include <kbt/config/config_loader.hpp>
 #include <kbt/config/run_config.hpp>
 #include <kbt/core/source_text.hpp>
 
@@ -22,8 +23,9 @@ enum class Bound { any, non_negative, positive };
 class Loader {
  public:
   // `any_job`: a labelling job is accepted too (else only sweeps).
-  Loader(const YamlDocument& doc, RunConfig& config, bool any_job = false)
-      : doc_(doc), cfg_(config), any_job_(any_job) {}
+  // `given`: what the caller supplies in memory (config_loader.hpp).
+  Loader(const YamlDocument& doc, RunConfig& config, bool any_job = false, const CallerInputs& given = {})
+      : doc_(doc), cfg_(config), any_job_(any_job), given_(given) {}
 
   void load(const std::string& base_dir);
 
@@ -31,6 +33,7 @@ class Loader {
   const YamlDocument& doc_;
   RunConfig& cfg_;
   bool any_job_ = false;
+  CallerInputs given_;
   const YamlEntry* params_entry_ = nullptr;
 
   void note(const YamlEntry& e, const std::string& key);

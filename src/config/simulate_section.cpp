@@ -23,7 +23,7 @@ void Loader::simulate(const YamlEntry& e, const std::string& base_dir) {
   SimulateSettings& s = cfg_.simulate;
   const YamlEntry* actions = find_entry(items, "actions");
   const YamlEntry* random = find_entry(items, "random");
-  if (!actions == !random)
+  if ((actions && random) || (!actions && !random && !given_.actions))
     doc_.fail(ErrorCategory::config, e.key,
               "simulate needs exactly one of 'actions' (an HDF5 file of actions [trials][symbols][bars]) and "
               "'random' (a random policy: {trials: N, seed: S, hold: bars})");

@@ -519,6 +519,10 @@ MarketData read_market_data_hdf5(const std::string& path, const std::vector<std:
   });
 }
 
+std::string data_path_for_results(const std::string& path) {
+  return path.empty() ? std::string("(bars in memory)") : std::filesystem::absolute(path).lexically_normal().string();
+}
+
 BarData load_bars_hdf5(const std::string& path, const std::vector<std::string>& symbols_subset,
                        ExternalData external) {
   MarketData data = read_market_data_hdf5(path, symbols_subset, external);

@@ -19,6 +19,7 @@
 
 #include <hdf5.h>
 #include <kbt/output/checkpoint.hpp>
+#include <kbt/data/data_io.hpp>
 #include <kbt/core/atomic_output.hpp>
 #include <kbt/core/error.hpp>
 #include <kbt/core/version.hpp>
@@ -131,7 +132,7 @@ void check_disk_space(const std::string& path, std::uint64_t n, std::size_t n_pa
 CheckpointIdentity CheckpointIdentity::for_data(const std::string& data_path, const std::string& data_digest) {
   CheckpointIdentity id;
   id.kbt_version = version_string;
-  id.data_path = std::filesystem::absolute(data_path).lexically_normal().string();
+  id.data_path = data_path_for_results(data_path);
   id.data_digest = data_digest;
   return id;
 }

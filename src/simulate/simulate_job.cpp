@@ -119,14 +119,25 @@ Actions simulate_job_actions(const RunConfig& config, const BarData& bars) {
   return a;
 }
 
-SimulateJobResult run_simulate_job(const RunConfig& config, const BarData& bars, const std::string& device) {
+SimulateJobResult run_simulate_job(const RunConfig& config, const BarData& bars, const std::string& device,
+                                   const ActionMatrix* given) {
   if (config.job != Job::simulate) throw Error(ErrorCategory::internal, config.source_path + ": not a simulate job");
   SimulateJobResult r;
   r.device = choose_job_device(device.empty() ? config.simulate.device : device);
   r.settings = simulate_job_settings(config);
   const SimulateSettings& s = config.simulate;
   const auto t0 = Clock::now();
-  const Actions actions = simulate_job_actions(config, bars);
+  Actions loaded;
+  if (given) {
+    try {
+      check_actions(*given, bars, r.settings);
+    } catch (const Error& e) {
+      throw Error(e.category(), std::string("actions: ") + e.what());
+    }
+  } else {
+    loaded = simulate_job_actions(config, bars);
+  }
+  const ActionMatrix actions = given ? *given : loaded.matrix();
   r.seconds_actions = seconds_since(t0);
   ResolvedSimulation sim;
   try {
@@ -140,7 +151,7 @@ SimulateJobResult run_simulate_job(const RunConfig& config, const BarData& bars,
                                                      : RewardKind::log_return;
   rewards.eta = s.eta;
   const auto t1 = Clock::now();
-  r.trials = simulate_actions_on(r.device, bars, sim, actions.matrix(), r.settings, s.per_bar, rewards);
+  r.trials = simulate_actions_on(r.device, bars, sim, actions, r.settings, s.per_bar, rewards);
   r.seconds_simulate = seconds_since(t1);
   return r;
 }

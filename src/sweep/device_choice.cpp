@@ -60,10 +60,9 @@ std::string choose_device(const std::string& requested, const Program& program, 
   const StrategyComplexity complexity = strategy_complexity(program, bars.n_symbols(), sim);
   const DeviceChoice choice = select_device(requested, enabled_space_names(), status, static_cast<double>(n_combos),
                                             static_cast<double>(bars.n_bars()), complexity.work);
-  if (!request.quiet) {
+  if (!request.quiet)
     for (const auto& line : choice.notes) std::fprintf(stderr, "kbt: %s\n", line.c_str());
-    if (choice.warning) std::fprintf(stderr, "kbt: warning: %s\n", choice.warning->c_str());
-  }
+  if (choice.warning) request.warning(*choice.warning);
   profile.set("device_rule", choice.rule);
   profile.set("calibration", status.describe());
   profile.set("complexity_instructions", complexity.work.instructions);

@@ -84,6 +84,11 @@ BarData load_run_data(const RunConfig& config) {
   return load_bars_hdf5(config.data_path, config.symbols, config.external_data);
 }
 
+void SweepRequest::warning(const std::string& message) const {
+  if (warn) warn(message);
+  else if (!quiet) std::fprintf(stderr, "kbt: warning: %s\n", message.c_str());
+}
+
 SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const SweepRequest& request) {
   SweepOutcome outcome;
   RunProfile& prof = outcome.profile;
@@ -97,8 +102,7 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   const PreparedSweep sweep = prepare_sweep(config, bars, prepare);
   const double compile_seconds = seconds_since(t_compile);
   const std::size_t n = sweep.n_combos();
-  if (!request.quiet)
-    for (const std::string& w : strategy_warnings(sweep.program, bars)) std::fprintf(stderr, "kbt: warning: %s\n", w.c_str());
+  for (const std::string& w : strategy_warnings(sweep.program, bars)) request.warning(w);
 
   outcome.device_used = detail::choose_device(requested, sweep.program, n, bars, config.simulation, request,
                                               outcome.fallback_reason, prof);
@@ -107,9 +111,8 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
     std::fprintf(stderr, "kbt: %zu combos to simulate (%llu in the grid before constraints%s), %zu bars x %zu symbols, on %s\n",
                  n, static_cast<unsigned long long>(sweep.combos_in_grid), request.sample ? ", sampled" : "",
                  bars.n_bars(), bars.n_symbols(), device.c_str());
-  if (outcome.fallback_reason && !request.quiet)
-    std::fprintf(stderr, "kbt: warning: device '%s' runs on the reference engine: %s\n", requested.c_str(),
-                 outcome.fallback_reason->c_str());
+  if (outcome.fallback_reason)
+    request.warning("device '" + requested + "' runs on the reference engine: " + *outcome.fallback_reason);
   if (fp32 && device == "reference")
     throw Error(ErrorCategory::unsupported, "precision fp32 needs a Kokkos device; the reference engine is fp64 only");
 
@@ -154,12 +157,11 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
     if (n > 0) {
       prof.set("hoist_rows_resident", static_cast<double>(facts.hoist_rows_resident));
       prof.set("hoist_tiles", static_cast<double>(facts.hoist_tiles));
-      if (facts.hoist_recomputes_along_rows && !request.quiet)
-        std::fprintf(stderr,
-                     "kbt: warning: the memory budget holds %zu of the %zu hoisted series, fewer than the windows of "
-                     "the fastest-varying params: their series are recomputed as the rows revisit them (slow); raise "
-                     "sweep.memory_budget_mb\n",
-                     facts.hoist_rows_resident, facts.hoisted_series);
+      if (facts.hoist_recomputes_along_rows)
+        request.warning("the memory budget holds " + std::to_string(facts.hoist_rows_resident) + " of the " +
+                        std::to_string(facts.hoisted_series) +
+                        " hoisted series, fewer than the windows of the fastest-varying params: their series are "
+                        "recomputed as the rows revisit them (slow); raise sweep.memory_budget_mb");
     }
   }
 
@@ -214,7 +216,7 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
 
   prof.set("kbt_version", version_string);
   prof.set("kokkos_version", kokkos_version_string());
-  prof.set("data_path", std::filesystem::absolute(config.data_path).lexically_normal().string());
+  prof.set("data_path", data_path_for_results(config.data_path));
   prof.set("data_digest", digest);
   prof.set("seconds_data_digest", digest_seconds);
   prof.set("config_path", config.source_path);
@@ -225,6 +227,7 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   if (outcome.fallback_reason) prof.set("fallback_reason", *outcome.fallback_reason);
   prof.set("combos", static_cast<double>(n));
   prof.set("combos_in_grid", static_cast<double>(sweep.combos_in_grid));
+  prof.set("combos_resumed", static_cast<double>(drive.resumed));  // taken from the checkpoint
   prof.set("bars", static_cast<double>(bars.n_bars()));
   prof.set("symbols", static_cast<double>(bars.n_symbols()));
   if (request.sample) prof.set("sample_seed", std::to_string(request.sample_seed));  // text: exact for any uint64

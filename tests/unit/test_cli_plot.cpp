@@ -191,7 +191,7 @@ kbt::SweepResults made_up_grid() {
 
 TEST(HeatmapGrid, BestFixesTheOtherParamsAtTheBestCombo) {
   const auto r = made_up_grid();
-  const auto g = kbt::plot::heatmap_grid(r, {"a", "b", "sharpe", "best"});
+  const auto g = kbt::heatmap_grid(r, {"a", "b", "sharpe", "best"});
   ASSERT_EQ(g.xs, (std::vector<double>{1, 2}));
   ASSERT_EQ(g.ys, (std::vector<double>{10, 20, 30}));
   // c = 0: z[b][a] = a + b/10; (a=2, b=30) absent.
@@ -209,19 +209,19 @@ TEST(HeatmapGrid, BestFixesTheOtherParamsAtTheBestCombo) {
 
 TEST(HeatmapGrid, MaxAndMedianOverTheOtherParams) {
   const auto r = made_up_grid();
-  const auto mx = kbt::plot::heatmap_grid(r, {"a", "b", "sharpe", "max"});
+  const auto mx = kbt::heatmap_grid(r, {"a", "b", "sharpe", "max"});
   EXPECT_DOUBLE_EQ(mx.z[0 * 2 + 0], 3.0);  // max(2, 3)
   EXPECT_DOUBLE_EQ(mx.z[1 * 2 + 0], 3.0);  // c=1 is NaN: only 3
   EXPECT_DOUBLE_EQ(mx.z[2 * 2 + 1], 6.0);  // only c=1 present
   const auto first_best = with_best(r, 0);  // a=1, b=10, c=0: sharpe 2, in a cell whose max is 3
-  const auto annotated = kbt::plot::heatmap_grid(first_best, {"a", "b", "sharpe", "max"});
+  const auto annotated = kbt::heatmap_grid(first_best, {"a", "b", "sharpe", "max"});
   EXPECT_DOUBLE_EQ(annotated.z[0], 3.0);
   EXPECT_DOUBLE_EQ(annotated.best_value, 2.0);  // the best combo's own value, not the cell's
-  const auto md = kbt::plot::heatmap_grid(r, {"a", "b", "sharpe", "median"});
+  const auto md = kbt::heatmap_grid(r, {"a", "b", "sharpe", "median"});
   EXPECT_DOUBLE_EQ(md.z[0 * 2 + 0], 2.5);
   EXPECT_DOUBLE_EQ(md.z[0 * 2 + 1], 3.5);
   EXPECT_DOUBLE_EQ(md.z[2 * 2 + 1], 6.0);
-  const auto defaults = kbt::plot::heatmap_grid(r, {"b", "c", "", "best"});
+  const auto defaults = kbt::heatmap_grid(r, {"b", "c", "", "best"});
   EXPECT_EQ(defaults.metric, "sharpe");  // the objective
   EXPECT_EQ(defaults.fixed, "a=1");
 }
@@ -231,9 +231,9 @@ TEST(HeatmapGrid, MaxAndMedianOverTheOtherParams) {
 // not coloured like an eligible one.
 TEST(HeatmapGrid, CellsWithoutAnEligibleComboAreExcluded) {
   const auto r = made_up_grid();
-  kbt::plot::HeatmapRequest request{"a", "b", "sharpe", "max"};
+  kbt::HeatmapRequest request{"a", "b", "sharpe", "max"};
   request.min_trades = 3;  // n_trades = b/10 + c: b=10 never, b=20 only with c=1, b=30 always
-  const auto mx = kbt::plot::heatmap_grid(r, request);
+  const auto mx = kbt::heatmap_grid(r, request);
   ASSERT_EQ(mx.excluded.size(), 6u);
   EXPECT_EQ(mx.excluded, (std::vector<std::uint8_t>{1, 1, 1, 0, 0, 0}));
   EXPECT_TRUE(std::isnan(mx.z[0 * 2 + 0]) && std::isnan(mx.z[0 * 2 + 1]));
@@ -244,17 +244,17 @@ TEST(HeatmapGrid, CellsWithoutAnEligibleComboAreExcluded) {
   EXPECT_DOUBLE_EQ(mx.z[2 * 2 + 1], 6.0);
   // Under best (c = 0), b=20 has 2 trades: excluded; (a=2, b=30) has no combo: blank, not excluded.
   request.agg = "best";
-  const auto best = kbt::plot::heatmap_grid(r, request);
+  const auto best = kbt::heatmap_grid(r, request);
   EXPECT_EQ(best.excluded, (std::vector<std::uint8_t>{1, 1, 1, 1, 0, 0}));
   EXPECT_DOUBLE_EQ(best.z[2 * 2 + 0], 4.0);
   EXPECT_TRUE(std::isnan(best.z[2 * 2 + 1]));
   // Without min_trades every combo with a finite objective counts.
-  const auto plain = kbt::plot::heatmap_grid(r, {"a", "b", "sharpe", "max"});
+  const auto plain = kbt::heatmap_grid(r, {"a", "b", "sharpe", "max"});
   EXPECT_EQ(plain.excluded, (std::vector<std::uint8_t>(6, 0)));
 }
 
 TEST(HeatmapGrid, BestNeedsABestCombo) {
   const auto r = with_best(made_up_grid(), -1);
-  EXPECT_THROW(kbt::plot::heatmap_grid(r, {"a", "b", "sharpe", "best"}), kbt::Error);
-  EXPECT_NO_THROW(kbt::plot::heatmap_grid(r, {"a", "b", "sharpe", "median"}));
+  EXPECT_THROW(kbt::heatmap_grid(r, {"a", "b", "sharpe", "best"}), kbt::Error);
+  EXPECT_NO_THROW(kbt::heatmap_grid(r, {"a", "b", "sharpe", "median"}));
 }

@@ -85,3 +85,34 @@ TEST(ConfigSimulate, ErrorsNameTheirLine) {
   expect_error("data: d.h5\nstrategy: {position: 1}\nsimulate: {random: {trials: 2}}\n", C::config, "s.yaml:3:1: ",
                "'simulate' belongs to `job: simulate`; this sweep takes");
 }
+
+TEST(ConfigCallerInputs, BarsAndActionsFromTheCallerMayBeLeftOut) {
+  // A caller that hands over the bars and the actions (the Python module).
+  const kbt::CallerInputs both{true, true};
+  const auto bare = kbt::parse_caller_job_config("job: simulate\nsimulation: {fee_bps: 2}\n", "s.yaml", "", both);
+  EXPECT_EQ(bare.job, kbt::Job::simulate);
+  EXPECT_TRUE(bare.data_path.empty());
+  EXPECT_EQ(bare.simulate.random_trials, 0);
+  EXPECT_TRUE(bare.simulate.actions_path.empty());
+  EXPECT_EQ(bare.simulation.fee_bps, 2.0);
+  // Given anyway, the config's are still read (the caller's replace them).
+  const auto named = kbt::parse_caller_job_config(head + "  random: {trials: 3}\n", "s.yaml", "", both);
+  EXPECT_EQ(named.simulate.random_trials, 3);
+  // Without them from the caller, the keys stay required.
+  kbt::test::expect_config_error(
+      [](const std::string& y, const std::string& s, const std::string& b) {
+        return kbt::parse_caller_job_config(y, s, b, kbt::CallerInputs{true, false});
+      },
+      "s.yaml", "job: simulate\n", kbt::ErrorCategory::config, "s.yaml:1:1", "missing required key 'simulate'");
+  kbt::test::expect_config_error(
+      [](const std::string& y, const std::string& s, const std::string& b) {
+        return kbt::parse_caller_job_config(y, s, b, kbt::CallerInputs{false, true});
+      },
+      "s.yaml", "job: simulate\n", kbt::ErrorCategory::config, "s.yaml:1:1", "missing required key 'data'");
+  kbt::test::expect_config_error(
+      [](const std::string& y, const std::string& s, const std::string& b) {
+        return kbt::parse_caller_job_config(y, s, b, kbt::CallerInputs{true, true});
+      },
+      "s.yaml", head + "  random: {trials: 3}\n  actions: a.h5\n", kbt::ErrorCategory::config, "s.yaml:3:1",
+      "exactly one of 'actions'");
+}

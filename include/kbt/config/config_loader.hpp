@@ -33,4 +33,14 @@ RunConfig load_job_config(const std::string& path);
 RunConfig parse_job_config(const std::string& yaml_text, const std::string& source_name,
                            const std::string& base_dir);
 
+// What a caller (the Python module, a host code) hands over in memory instead
+// of naming it in the config: then the config may leave the key out, and a
+// value it gives anyway is replaced by the caller's.
+struct CallerInputs {
+  bool data = false;     // the bars: `data` is optional
+  bool actions = false;  // a simulate job's actions: `simulate` and its `actions`/`random` are optional
+};
+RunConfig parse_caller_job_config(const std::string& yaml_text, const std::string& source_name,
+                                  const std::string& base_dir, const CallerInputs& given);
+
 }  // namespace kbt

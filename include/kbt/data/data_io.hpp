@@ -65,6 +65,10 @@ Hdf5ReadIsolation hdf5_read_isolation();
 // no duplicates) selects and orders the symbols; empty = all, in file order.
 // Exo series are ASOF-joined onto the bar grid into BarData::exo.
 // External links and virtual datasets are refused unless `external` is follow.
+// A data file as results files and profiles name it: its absolute path, or
+// "(bars in memory)" for bars a caller handed over (no path).
+std::string data_path_for_results(const std::string& path);
+
 BarData load_bars_hdf5(const std::string& path,
                        const std::vector<std::string>& symbols_subset = {},
                        ExternalData external = ExternalData::refuse);

@@ -62,6 +62,10 @@ class MemoryRows final : public ResultRows {
   MetricMask metric_mask() const override { return mask_; }
   void read(std::uint64_t first, std::uint64_t count, std::uint64_t* ids, double* params,
             double* metrics) const override;
+  // The storage itself, for views that do not copy it (the Python module).
+  const std::vector<std::uint64_t>& combo_ids() const { return combo_ids_; }
+  const std::vector<double>& params() const { return params_; }
+  const std::vector<double>& metrics() const { return metrics_; }
 
  private:
   std::vector<std::string> param_names_;

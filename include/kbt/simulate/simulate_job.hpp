@@ -45,8 +45,11 @@ Actions simulate_job_actions(const RunConfig& config, const BarData& bars);
 ActionSettings simulate_job_settings(const RunConfig& config);
 
 // Runs `config` (RunConfig::job == Job::simulate) on `bars`; `device` empty:
-// the config's simulate.device.
-SimulateJobResult run_simulate_job(const RunConfig& config, const BarData& bars, const std::string& device = {});
+// the config's simulate.device. `actions`: the caller's, in place of the
+// config's simulate.actions or random (CallerInputs, config_loader.hpp); read
+// where they are, not copied, and checked as the config's are.
+SimulateJobResult run_simulate_job(const RunConfig& config, const BarData& bars, const std::string& device = {},
+                                   const ActionMatrix* actions = nullptr);
 
 // The action simulation on the engine named `device` (reference or an
 // enabled Kokkos space), fp64.

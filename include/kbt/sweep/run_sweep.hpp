@@ -21,7 +21,10 @@ struct SweepRequest {
   int threads = 0;                      // host threads for the reference engine; 0 = all cores
   std::optional<std::uint64_t> sample;  // run a deterministic random subset of this many combos
   std::uint64_t sample_seed = 0;
-  bool quiet = false;                   // no warnings on stderr
+  bool quiet = false;                   // no warnings or notes on stderr
+  // Where warnings go, one message at a time (without "kbt: warning: "):
+  // unset, to stderr unless quiet. Called on the calling thread.
+  std::function<void(const std::string&)> warn;
   // Calibration file for the device choice (docs/calibration.md); empty:
   // $KBT_CALIBRATION, else the default location.
   std::string calibration;
@@ -42,6 +45,9 @@ struct SweepRequest {
   // The best rows kept beyond the top-K (SweepResults::best): at least this
   // many when the sweep has them, e.g. verify.top_n for the verification stage.
   std::size_t best_rows = 0;
+
+  // Hands `message` to `warn`, else prints it on stderr unless quiet.
+  void warning(const std::string& message) const;
 };
 
 struct SweepOutcome {
