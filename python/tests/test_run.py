@@ -5,7 +5,6 @@ writes and `kbt show --json` reads back; a DataFrame gives the bars that
 import json
 import math
 import os
-import struct
 import subprocess
 
 import numpy as np
@@ -13,38 +12,8 @@ import pandas as pd
 import pytest
 
 import kbt
-
-CLI = os.environ["KBT_CLI"]
-SOURCE = os.environ["KBT_SOURCE_DIR"]
-
-
-def bits(x):
-    return struct.pack("<d", float(x))
-
-
-def cli_rows(config, tmp_path, extra=()):
-    """Every row of a `kbt run` of `config`, by combo id, read back by `kbt show --json`."""
-    out = tmp_path / "cli.h5"
-    subprocess.run([CLI, "run", config, "-o", str(out), "--quiet", "--no-verify", *extra], check=True)
-    shown = subprocess.run([CLI, "show", str(out), "--json", "--sort", "total_return", "--rows", "100000"],
-                           check=True, capture_output=True, text=True)
-    return {row["combo"]: row for row in json.loads(shown.stdout)["rows"]}
-
-
-def expect_same_rows(results, rows):
-    assert len(results.metrics) == len(rows) > 0
-    traded = 0
-    for combo, row in rows.items():
-        for name, value in row["params"].items():
-            assert results.params.at[combo, name] == value, (combo, name)
-        for name, value in row["metrics"].items():
-            mine = results.metrics.at[combo, name]
-            if value is None:
-                assert math.isnan(mine), (combo, name)
-            else:
-                assert bits(mine) == bits(value), (combo, name, mine, value)
-        traded += row["metrics"]["n_trades"]
-    assert traded > 0, "vacuous case: no trades"
+from support import CLI, SOURCE, bars_frame, bits, cli_rows, expect_same_rows, imported, interrupt_at
+from support import CONFIG_SMALL as CONFIG
 
 
 @pytest.mark.parametrize("config", ["sma_cross.yaml", "multi_asset_funding.yaml", "breakout_sltp.yaml"])
@@ -81,39 +50,6 @@ def test_a_kernel_device_gives_the_reference_bits(tmp_path):
     for name in reference.metrics.columns:
         a, b = reference.metrics[name].to_numpy(), on_space.metrics[name].to_numpy()
         assert a.tobytes() == b.tobytes() or np.array_equal(a, b, equal_nan=True), name
-
-
-def bars_frame(n=600, seed=3):
-    rng = np.random.default_rng(seed)
-    close = 100 * np.exp(np.cumsum(rng.normal(0, 0.01, n)))
-    index = pd.date_range("2022-01-01", periods=n, freq="h", tz="UTC")
-    frame = pd.DataFrame({"open": close * (1 + rng.normal(0, 0.001, n)), "close": close}, index=index)
-    frame["high"] = frame[["open", "close"]].max(axis=1) * 1.002
-    frame["low"] = frame[["open", "close"]].min(axis=1) * 0.998
-    frame["volume"] = rng.uniform(1, 10, n)
-    return frame[["open", "high", "low", "close", "volume"]]
-
-
-def imported(frame, tmp_path):
-    """`frame` written as a CSV (every digit) and made a data file by `kbt data import`, symbol ABC."""
-    csv = tmp_path / "ABC.csv"
-    frame.rename_axis("time").to_csv(csv, float_format="%.17g", date_format="%Y-%m-%dT%H:%M:%SZ")
-    h5 = tmp_path / "abc.h5"
-    subprocess.run([CLI, "data", "import", "-o", str(h5), "--symbol", "ABC=" + str(csv)], check=True,
-                   capture_output=True)
-    return h5
-
-
-CONFIG = {
-    "data": "unused.h5",
-    "strategy": {
-        "params": {"fast": {"range": [3, 15, 3]}, "slow": {"values": [20, 30]}},
-        "signals": {"f": "sma(close, fast)", "s": "sma(close, slow)"},
-        "position": "where(f > s, 1, -1)",
-    },
-    "simulation": {"fee_bps": 2},
-    "sweep": {"objective": {"metric": "sharpe"}, "top_k": 3},
-}
 
 
 def test_a_dataframe_gives_the_bars_kbt_data_import_makes(tmp_path):
@@ -222,24 +158,24 @@ def test_backtest_gives_the_cli_statistics_ledger_and_equity(tmp_path):
 
 
 def test_progress_is_reported_between_chunks_and_an_interrupt_stops_the_sweep():
-    import _thread
-
     frame = bars_frame(2000)
     chunked = dict(CONFIG, sweep=dict(CONFIG["sweep"], checkpoint_combos=1))
     seen = []
-    results = kbt.run(chunked, data=frame, device="reference", progress=lambda done, total: seen.append((done, total)))
+    stages = set()
+
+    def record(done, total, unit):
+        stages.add(unit)
+        if unit == "combos":
+            seen.append((done, total))
+
+    results = kbt.run(chunked, data=frame, device="reference", progress=record)
     n = len(results.metrics)
+    assert stages == {"combos", "candidates"}  # the sweep, then the verification
     assert n >= 8 and seen[0] == (0, n) and seen[-1] == (n, n) and len(seen) == n + 1
 
     calls = []
-
-    def interrupt(done, total):
-        calls.append(done)
-        if len(calls) == 3:
-            _thread.interrupt_main()  # as Ctrl-C would
-
     with pytest.raises(KeyboardInterrupt):
-        kbt.run(chunked, data=frame, device="reference", progress=interrupt)
+        kbt.run(chunked, data=frame, device="reference", progress=interrupt_at(3, calls))
     assert len(calls) == 3  # stopped at the next chunk, not at the end
 
 

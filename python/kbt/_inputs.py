@@ -1,0 +1,136 @@
+"""What the public functions share: a config as YAML text (overrides merged),
+data as the native module takes it, and a progress callback."""
+
+import json
+import os
+
+from . import _kbt
+
+Error = _kbt.Error
+
+
+def config_text(config, overrides):
+    """(yaml_text, source_name, base_dir) of a path, YAML text or dict, with overrides merged."""
+    if isinstance(config, dict):
+        text, source, base = None, "<dict>", os.getcwd()
+        tree = config
+    elif isinstance(config, (str, os.PathLike)) and os.path.isfile(config):
+        path = os.fspath(config)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        source, base, tree = path, os.path.dirname(os.path.abspath(path)), None
+    elif isinstance(config, str):
+        text, source, base, tree = config, "<text>", os.getcwd(), None
+    else:
+        raise TypeError("config: a YAML path, YAML text or a dict, not %s" % type(config).__name__)
+    if not overrides:
+        return (text if tree is None else json.dumps(tree, default=str)), source, base
+    if tree is None:
+        import yaml  # only to merge overrides into YAML text
+
+        tree = yaml.safe_load(text)
+        if not isinstance(tree, dict):
+            raise Error("%s: the config is not a mapping" % source, "config")
+    tree = merged(tree, overrides)
+    # JSON is YAML: the merged tree goes to kbt's config loader as one document
+    # (its messages then give lines and columns of that JSON text).
+    if tree is not config:
+        source += " with overrides, as JSON"
+    return json.dumps(tree, default=str), source, base
+
+
+def merged(tree, overrides):
+    """`tree` with each override applied: `sweep={"top_k": 5}` merges into the
+    section, `sweep__top_k=5` sets one key (double underscores separate levels)."""
+    out = json.loads(json.dumps(tree, default=str))
+    for key, value in overrides.items():
+        path = key.split("__")
+        node = out
+        for part in path[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise Error("override %s: %s is not a section" % (key, part), "config")
+        last = path[-1]
+        if isinstance(value, dict) and isinstance(node.get(last), dict):
+            node[last] = merged(node[last], value)
+        else:
+            node[last] = value
+    return out
+
+
+def bars(data):
+    """None, a path (str), a DataFrame (one symbol) or {symbol: DataFrame} as what
+    the native module takes: (path or None, {symbol: {column: ndarray}} or None)."""
+    if data is None:
+        return None, None
+    if isinstance(data, (str, os.PathLike)):
+        return os.path.abspath(os.fspath(data)), None
+    import numpy as np
+    import pandas as pd
+
+    frames = {"data": data} if isinstance(data, pd.DataFrame) else dict(data)
+    if not frames:
+        raise Error("data: no symbols", "data_format")
+    index = None
+    for symbol, frame in frames.items():
+        if not isinstance(frame, pd.DataFrame) or not isinstance(frame.index, pd.DatetimeIndex):
+            raise Error("data: symbol '%s': a DataFrame with a DatetimeIndex is expected" % symbol, "data_format")
+        if frame.index.has_duplicates:
+            first = frame.index[frame.index.duplicated()][0]
+            raise Error("data: symbol '%s': timestamp %s appears more than once" % (symbol, first.isoformat()),
+                        "data_format")
+        index = frame.index if index is None else index.union(frame.index)
+    index = index.sort_values()  # rows in time order
+    if index.tz is not None:
+        index = index.tz_convert("UTC").tz_localize(None)
+    out = {}
+    for symbol, frame in frames.items():
+        f = frame
+        if f.index.tz is not None:
+            f = f.tz_convert("UTC").tz_localize(None)
+        missing = [c for c in ("open", "high", "low", "close", "volume") if c not in f.columns]
+        if missing:
+            raise Error("data: symbol '%s' has no column %s" % (symbol, ", ".join(missing)), "data_format")
+        f = f.reindex(index)  # bars a symbol lacks are NaN (docs/data-format.md)
+        columns = {"timestamps": np.ascontiguousarray(index.asi8, dtype=np.int64)}
+        for c in f.columns:
+            if c in ("open", "high", "low", "close", "volume", "funding_rate"):
+                columns[c] = np.ascontiguousarray(f[c].to_numpy(dtype=np.float64, na_value=np.nan))
+        out[str(symbol)] = columns
+    return None, out
+
+
+def progress_callback(progress):
+    """(callback(done, total, unit), closer) for the native module: None for no
+    progress; a callable as given (called with done, total and unit: "combos"
+    for the sweep, "candidates" for the verification); True: a tqdm bar per
+    stage when tqdm is installed, else a line on stderr."""
+    if progress is None or progress is False:
+        return None, None
+    if callable(progress):
+        return progress, None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        import sys
+
+        def line(done, total, unit):
+            sys.stderr.write("\rkbt: %d / %d %s" % (done, total, unit) + ("\n" if done >= total else ""))
+            sys.stderr.flush()
+
+        return line, None
+    bars = {}
+
+    def update(done, total, unit):
+        bar = bars.get(unit)
+        if bar is None:
+            bar = bars[unit] = tqdm(unit=unit[:-1] if unit.endswith("s") else unit, total=total)
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+
+    def close():
+        for bar in bars.values():
+            bar.close()
+
+    return update, close
