@@ -62,6 +62,7 @@
 #include <kbt/sweep/kernel_sweep_options.hpp>
 #include <kbt/sweep/prepared_sweep.hpp>
 #include <kbt/sweep/progress.hpp>
+#include <kbt/sweep/chunk_exchange.hpp>
 #include <kbt/sweep/run_sweep.hpp>
 #include <kbt/sweep/space_sweep.hpp>
 #include <kbt/sweep/strategy_warnings.hpp>
@@ -87,3 +88,8 @@
 #include <kbt/validation/sharpe_statistics.hpp>
 #include <kbt/validation/validation.hpp>
 #include <kbt/verify/verify.hpp>
+
+// MPI (docs/mpi.md): with KBT_ENABLE_MPI only, as it includes mpi.h.
+#if KBT_HAVE_MPI
+#include <kbt/mpi/mpi_exchange.hpp>
+#endif

@@ -89,7 +89,7 @@ def test_an_interrupted_run_resumes_from_its_checkpoint_to_the_cli_rows(tmp_path
     assert e.value.args[1] == "config"
     resumed = kbt.run(config, device="reference", out=out, resume=True)
     assert out.exists() and not checkpoint.exists() and resumed.path == str(out)
-    assert 0 < resumed.profile["combos_resumed"] < len(rows)
+    assert 0 < resumed.profile["resumed_combos"] < len(rows)
     expect_same_rows(resumed, rows)
     # The file it wrote is a results file the CLI reads, with the same rows.
     shown = cli("show", out, "--json", "--rows", "3").stdout

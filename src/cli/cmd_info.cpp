@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/json_writer.hpp"
+#include "cli/mpi_session.hpp"
 
 namespace kbt::cli {
 
@@ -45,6 +46,9 @@ void print_text(const InfoFacts& f) {
   std::printf("kbt %s\n", version_string);
   std::printf("Kokkos %s\n", kokkos_version_string().c_str());
   std::printf("HDF5 %s\n", f.hdf5.c_str());
+  std::printf("MPI: %s\n", mpi_compiled_in ? ("yes, " + std::to_string(world_size()) + " rank" +
+                                               (world_size() == 1 ? "" : "s") + " (mpirun kbt run; docs/mpi.md)").c_str()
+                                            : "no (build with -DKBT_ENABLE_MPI=ON; docs/mpi.md)");
   std::printf("execution spaces:\n");
   for (const auto& s : enabled_execution_spaces())
     std::printf("  %-7s (Kokkos %s) concurrency %d%s\n", s.name.c_str(), s.kokkos_name.c_str(), s.concurrency,
@@ -75,6 +79,8 @@ void print_json(const InfoFacts& f) {
   j.key("kbt").value(version_string);
   j.key("kokkos").value(kokkos_version_string());
   j.key("hdf5").value(f.hdf5);
+  j.key("mpi").value(mpi_compiled_in);
+  j.key("mpi_ranks").value(world_size());
   j.key("execution_spaces").begin_array();
   for (const auto& s : enabled_execution_spaces()) {
     j.begin_object();

@@ -14,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "cli/job_run.hpp"
 #include "cli/label_job_command.hpp"
+#include "cli/mpi_session.hpp"
 #include "cli/progress_printer.hpp"
 #include "cli/simulate_job_command.hpp"
 #include "cli/table_format.hpp"
@@ -25,7 +26,7 @@ namespace {
 struct RunArgs {
   std::string config_path, device, out, calibration;
   int threads = 0;
-  std::uint64_t sample = 0, seed = 0;
+  std::uint64_t sample = 0, seed = 0, chunk = 0;
   std::size_t show = 10;
   bool quiet = false, profile = false, no_verify = false, resume = false;
 };
@@ -85,30 +86,44 @@ void run_single_kernel_job(const RunArgs& a, const RunConfig& config) {
 void run(const RunArgs& a) {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
-  const RunConfig config = load_job_config(a.config_path);
+  // Under mpirun every rank loads the inputs; a failure on any of them is
+  // reported once, by the first rank (docs/mpi.md "Faults").
+  ChunkExchange* const exchange = world_exchange();
+  const bool root = is_root_rank();
+  RunConfig config;
+  BarData bars;
+  collectively(exchange, [&] {
+    config = load_job_config(a.config_path);
+    if (config.job != Job::sweep && exchange)
+      throw Error(ErrorCategory::unsupported, a.config_path + ": a " + (config.job == Job::label ? "labelling job" : "simulate job") +
+                                                  " runs on one process; run it without mpirun (docs/mpi.md)");
+    if (config.job == Job::sweep) bars = load_run_data(config);
+  });
   if (config.job != Job::sweep) return run_single_kernel_job(a, config);
-  const BarData bars = load_run_data(config);
 
   SweepJobOptions options;
   options.seconds_load = std::chrono::duration<double>(Clock::now() - t0).count();
   options.device = a.device;
   options.threads = a.threads;
-  options.quiet = a.quiet;
+  options.quiet = a.quiet || !root;
+  options.exchange = exchange;
   options.calibration = a.calibration;
   if (a.sample > 0) {
     options.sample = a.sample;
     options.sample_seed = a.seed;
   }
   options.verify = !a.no_verify;
+  options.checkpoint_combos = a.chunk;
   options.out = a.out.empty() ? config.output.path : a.out;
   options.resume = a.resume;
   options.resume_command = resume_command_for(a);
   // Progress of the sweep and of the verification (docs/cli.md "Progress").
-  ProgressPrinter progress(a.quiet);
+  ProgressPrinter progress(a.quiet || !root);
   if (progress.enabled())
     options.progress = [&progress](const SweepProgress& p) { progress.update(stage_progress_line(p), p.done >= p.total); };
   const SweepJobResult job = run_sweep_job(config, bars, options);
   progress.end_line();
+  if (!root) return;  // the first rank wrote and reports
   const SweepOutcome& outcome = job.sweep;
   const std::optional<VerificationResults>& verification = job.verification;
   const std::optional<ValidationResults>& validation = job.validation;
@@ -149,6 +164,9 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--sample", args.sample, "Run a deterministic random subset of N combos");
   cmd->add_option("--seed", args.seed, "Seed of --sample")->needs("--sample");
   cmd->add_option("--rows,--show", args.show, "Rows of the top-K table to print")->capture_default_str();
+  cmd->add_option("--checkpoint-combos", args.chunk,
+                  "Combos per chunk: the unit of checkpoints, progress and (under mpirun) of sharing (default: the "
+                  "config's sweep.checkpoint_combos, else auto)");
   cmd->add_flag("--no-verify", args.no_verify, "Skip the verification stage (as verify.top_n: 0)");
   cmd->add_flag("--quiet", args.quiet, "No warnings or progress on stderr");
   cmd->add_flag("--resume", args.resume,

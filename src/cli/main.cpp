@@ -13,6 +13,7 @@
 #include <exception>
 
 #include "cli/commands.hpp"
+#include "cli/mpi_session.hpp"
 #include "cli/usage_errors.hpp"
 #include "data/hdf5_support.hpp"
 
@@ -26,6 +27,8 @@ int main(int argc, char* argv[]) {
   // HDF5 terminates at exit only when every file closed (a full disk can make
   // a close fail, and HDF5 1.10 then crashes in its own exit handler).
   H5dont_atexit();
+  // Under mpirun: MPI before Kokkos, finalised after it (docs/mpi.md).
+  const kbt::cli::MpiSession mpi(&argc, &argv);
   const int status = run_cli(argc, argv);
   kbt::detail::finish_hdf5();
   return status;
@@ -39,6 +42,7 @@ int run_cli(int argc, char* argv[]) {
   std::vector<char*> kokkos_args{argv[0]}, kbt_args{argv[0]};
   for (int i = 1; i < argc; ++i)
     (std::strncmp(argv[i], "--kokkos-", 9) == 0 ? kokkos_args : kbt_args).push_back(argv[i]);
+  kbt::cli::add_device_argument(kokkos_args);
   int kokkos_argc = static_cast<int>(kokkos_args.size());
   kokkos_args.push_back(nullptr);
   Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_args.data());
@@ -64,17 +68,25 @@ int run_cli(int argc, char* argv[]) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    if (e.get_exit_code() == 0) return kbt::cli::is_root_rank() ? app.exit(e) : 0;  // --help, --version
     // A usage error (docs/cli.md "Exit codes"): one line with the kbt: prefix,
-    // a guess at a misspelt subcommand or flag, and where the help is.
+    // a guess at a misspelt subcommand or flag, and where the help is. Every
+    // rank of an mpirun sees the same arguments; the first one says it.
+    if (!kbt::cli::is_root_rank()) return kbt::cli::exit_usage;
     std::fprintf(stderr, "kbt: usage error: %s\nkbt: see '%s --help'\n", kbt::cli::usage_message(app, e.what()).c_str(),
                  kbt::cli::command_path(app).c_str());
     return kbt::cli::exit_usage;
   } catch (const kbt::Error& e) {
-    std::fprintf(stderr, "kbt: error [%s]: %s\n", kbt::to_string(e.category()), e.what());
+    // Under mpirun: an error every rank agreed on is the first rank's to say;
+    // one rank's own failure stops them all (docs/mpi.md "Faults").
+    const std::string line = std::string("error [") + kbt::to_string(e.category()) + "]: " + e.what();
+    if (!dynamic_cast<const kbt::AgreedError*>(&e)) kbt::cli::abort_other_ranks(line, kbt::cli::exit_error);
+    if (kbt::cli::is_root_rank()) std::fprintf(stderr, "kbt: %s\n", line.c_str());
     return kbt::cli::exit_error;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "kbt: error [internal]: %s\n", e.what());
+    const std::string line = std::string("error [internal]: ") + e.what();
+    kbt::cli::abort_other_ranks(line, kbt::cli::exit_error);
+    std::fprintf(stderr, "kbt: %s\n", line.c_str());
     return kbt::cli::exit_error;
   }
   return kbt::cli::exit_success;

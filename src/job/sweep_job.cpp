@@ -66,7 +66,11 @@ SweepJobResult run_sweep_job(const RunConfig& config, const BarData& bars, const
   if (o.resume && o.out.empty())
     throw Error(ErrorCategory::config, "resume: a run without an output path has no checkpoint to resume");
   const bool verify = o.verify && config.verify.top_n.value_or(1) > 0;
-  if (verify) check_verify_window(config, bars);
+  ChunkExchange* const exchange = o.exchange;
+  const bool root = !exchange || exchange->is_root();
+  collectively(exchange, [&] {
+    if (verify) check_verify_window(config, bars);
+  });
 
   SweepRequest request;
   request.device = o.device;
@@ -77,6 +81,8 @@ SweepJobResult run_sweep_job(const RunConfig& config, const BarData& bars, const
   request.quiet = o.quiet;
   request.warn = o.warn;
   request.progress = o.progress;
+  request.exchange = exchange;
+  request.checkpoint_combos = o.checkpoint_combos;
   // The best rows the later stages study: the verification and validation candidates.
   if (verify)
     request.best_rows = static_cast<std::size_t>(config.verify.top_n ? static_cast<std::uint64_t>(*config.verify.top_n)
@@ -87,23 +93,29 @@ SweepJobResult run_sweep_job(const RunConfig& config, const BarData& bars, const
   SweepJobResult job;
   // One run per output at a time, for the run's whole life (docs/results.md
   // "Faults"); under the lock, temporaries of killed runs are orphans.
+  // Shared among processes, the root owns the outputs.
   std::optional<RunLock> lock;
-  if (!o.out.empty()) {
+  if (!o.out.empty() && root) {
     job.out = o.out;
     job.csv = config.output.csv ? top_k_csv_path_for(o.out) : std::string();
     const std::string checkpoint = checkpoint_path_for(o.out);
-    lock.emplace(o.out);
-    for (const std::string& p : {job.out, checkpoint, job.csv})
-      if (!p.empty()) remove_orphaned_temporaries(p);
-    check_checkpoint(checkpoint, o.out, o.resume);
+    collectively(exchange, [&] {
+      lock.emplace(o.out);
+      for (const std::string& p : {job.out, checkpoint, job.csv})
+        if (!p.empty()) remove_orphaned_temporaries(p);
+      check_checkpoint(checkpoint, o.out, o.resume);
+    });
     request.checkpoint_path = checkpoint;
     request.resume = o.resume;
     request.results_path = o.out;
     request.resume_command = o.resume_command;
+  } else if (!o.out.empty()) {
+    collectively(exchange, [] {});  // the root's checks above
   }
   job.sweep = run_sweep(config, bars, request);
   SweepOutcome& outcome = job.sweep;
   outcome.profile.set("seconds_load", o.seconds_load);
+  if (!root) return job;  // the stages and outputs are the root's
 
   // Verification (docs/verify.md): the top candidates again, one by one, in fp64.
   if (verify) {

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "sweep/device_choice.hpp"
 #include "sweep/fp32_ranking_check.hpp"
@@ -60,6 +61,35 @@ std::shared_ptr<Checkpoint> open_checkpoint(const RunConfig& config, const Sweep
                             request.results_path, request.resume_command);
 }
 
+// The processes of a shared sweep in the root's profile: how many, and each
+// one's combos, seconds and device (docs/mpi.md "Profile").
+constexpr const char* kDevices[] = {"reference", "serial", "openmp", "cuda"};
+
+void record_ranks(ChunkExchange& exchange, const DriverResult& driven, std::size_t to_simulate, double seconds,
+                  const std::string& device, RunProfile& profile) {
+  int code = 0;
+  for (int d = 0; d < 4; ++d)
+    if (device == kDevices[d]) code = d;
+  const std::vector<double> combos = exchange.gather(static_cast<double>(driven.combos));
+  const std::vector<double> times = exchange.gather(seconds);
+  const std::vector<double> devices = exchange.gather(static_cast<double>(code));
+  if (!exchange.is_root()) return;
+  std::string per_rank_combos, per_rank_seconds, per_rank_devices;
+  for (std::size_t k = 0; k < combos.size(); ++k) {
+    const char* sep = k ? "," : "";
+    per_rank_combos += sep + std::to_string(static_cast<long long>(combos[k]));
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", times[k]);
+    per_rank_seconds += sep + std::string(buf);
+    per_rank_devices += sep + std::string(kDevices[static_cast<int>(devices[k])]);
+  }
+  profile.set("mpi_ranks", static_cast<double>(exchange.size()));
+  profile.set("mpi_rank_combos", per_rank_combos);
+  profile.set("mpi_rank_seconds", per_rank_seconds);
+  profile.set("mpi_rank_devices", per_rank_devices);
+  profile.set("mpi_combos_shared", static_cast<double>(to_simulate));
+}
+
 // Rows kept in memory (a run without a checkpoint): their metrics, chunk by chunk.
 struct MemoryMetrics {
   std::vector<double> metrics;
@@ -99,13 +129,23 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   PrepareOptions prepare;
   prepare.sample = request.sample;
   prepare.sample_seed = request.sample_seed;
-  const PreparedSweep sweep = prepare_sweep(config, bars, prepare);
+  // Shared among processes (docs/mpi.md), every step that can refuse the
+  // inputs is agreed on, and the root holds the rows.
+  ChunkExchange* const exchange = request.exchange;
+  const bool root = !exchange || exchange->is_root();
+  std::optional<PreparedSweep> prepared;
+  collectively(exchange, [&] { prepared.emplace(prepare_sweep(config, bars, prepare)); });
+  const PreparedSweep& sweep = *prepared;
   const double compile_seconds = seconds_since(t_compile);
   const std::size_t n = sweep.n_combos();
   for (const std::string& w : strategy_warnings(sweep.program, bars)) request.warning(w);
 
-  outcome.device_used = detail::choose_device(requested, sweep.program, n, bars, config.simulation, request,
-                                              outcome.fallback_reason, prof);
+  collectively(exchange, [&] {
+    outcome.device_used = detail::choose_device(requested, sweep.program, n, bars, config.simulation, request,
+                                                outcome.fallback_reason, prof);
+    if (fp32 && outcome.device_used == "reference")
+      throw Error(ErrorCategory::unsupported, "precision fp32 needs a Kokkos device; the reference engine is fp64 only");
+  });
   const std::string& device = outcome.device_used;
   if (!request.quiet)
     std::fprintf(stderr, "kbt: %zu combos to simulate (%llu in the grid before constraints%s), %zu bars x %zu symbols, on %s\n",
@@ -113,26 +153,21 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
                  bars.n_bars(), bars.n_symbols(), device.c_str());
   if (outcome.fallback_reason)
     request.warning("device '" + requested + "' runs on the reference engine: " + *outcome.fallback_reason);
-  if (fp32 && device == "reference")
-    throw Error(ErrorCategory::unsupported, "precision fp32 needs a Kokkos device; the reference engine is fp64 only");
 
   SweepResults& r = outcome.results;
   r.param_names = sweep.param_names;
   r.integer_params = integer_params_of(sweep.combos.grid(), sweep.param_names);
   r.objective_metric = config.sweep.objective.metric;
   r.maximize = config.sweep.objective.maximize;
-  // Rows in memory: refused up front when they would not fit (with a
-  // checkpoint they stream to its file instead).
-  if (request.checkpoint_path.empty())
-    check_host_memory(config, n, resident_bytes_per_combo(sweep.n_params()), "the params and metrics");
 
   // Chunks of combos (docs/sweep.md "Checkpoint chunks").
   unsigned chunk_threads = detail::resolve_thread_count(request.threads);  // the reference engine's
   for (const auto& s : enabled_execution_spaces())
     if (s.name == device) chunk_threads = static_cast<unsigned>(std::max(1, s.concurrency));
-  const std::uint64_t chunk = resolve_checkpoint_combos(
+  std::uint64_t chunk = resolve_checkpoint_combos(
       request.checkpoint_combos ? request.checkpoint_combos : config.sweep.checkpoint_combos, bars.n_bars(),
       bars.n_symbols(), device, chunk_threads);
+  if (exchange) chunk = exchange->broadcast(chunk);  // the root's chunks (its checkpoint's)
 
   // The engine is made before the checkpoint file, so that what a kernel
   // engine refuses (an unsupported program, a memory budget too small) ends
@@ -143,13 +178,19 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   KernelEngineFacts facts;
   const bool kernel = device != "reference";
   std::unique_ptr<SweepEngine> engine;
-  try {
-    engine = kernel ? make_kernel_engine(sweep, bars, device, fp32, kernel_options, &facts)
-                    : make_reference_engine(sweep, bars, request.threads);
-  } catch (const Error& e) {  // a budget too small: point at the setting
-    if (e.category() != ErrorCategory::limit || !config.sweep.memory_budget_mb) throw;
-    throw config.located("sweep.memory_budget_mb", e);
-  }
+  collectively(exchange, [&] {
+    // Rows in memory (the root's): refused up front when they would not fit
+    // (with a checkpoint they stream to its file instead).
+    if (request.checkpoint_path.empty() && root)
+      check_host_memory(config, n, resident_bytes_per_combo(sweep.n_params()), "the params and metrics");
+    try {
+      engine = kernel ? make_kernel_engine(sweep, bars, device, fp32, kernel_options, &facts)
+                      : make_reference_engine(sweep, bars, request.threads);
+    } catch (const Error& e) {  // a budget too small: point at the setting
+      if (e.category() != ErrorCategory::limit || !config.sweep.memory_budget_mb) throw;
+      throw config.located("sweep.memory_budget_mb", e);
+    }
+  });
   if (kernel) {
     prof.set("hoisted_series", static_cast<double>(facts.hoisted_series));
     prof.set("materialized_series", static_cast<double>(facts.materialized_series));
@@ -168,12 +209,15 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   const auto t_digest = Clock::now();
   const std::string digest = data_digest(bars);  // what the run computes on, by content
   const double digest_seconds = seconds_since(t_digest);
-  outcome.checkpoint = open_checkpoint(config, request, sweep, device, fp32, digest);
+  collectively(exchange, [&] {
+    if (root) outcome.checkpoint = open_checkpoint(config, request, sweep, device, fp32, digest);
+  });
   const std::shared_ptr<Checkpoint>& checkpoint = outcome.checkpoint;
   MemoryMetrics memory;
   DriverOptions drive;
   drive.chunk_combos = chunk;
   drive.resumed = checkpoint ? static_cast<std::size_t>(checkpoint->combos_done()) : 0;
+  if (exchange) drive.resumed = static_cast<std::size_t>(exchange->broadcast(drive.resumed));
   std::shared_ptr<const ResultRows> checkpoint_rows = checkpoint ? checkpoint->rows() : nullptr;
   drive.done_rows = checkpoint_rows.get();
   if (drive.resumed > 0 && !request.quiet)
@@ -192,10 +236,14 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
     };
   const EngineTopK top_k{config.sweep.objective,
                          std::max(static_cast<std::size_t>(config.sweep.top_k), request.best_rows)};
-  DriverResult driven = drive_sweep(*engine, sweep, top_k, drive);
+  DriverResult driven = exchange ? drive_sweep_shared(*engine, sweep, top_k, drive, *exchange)
+                                 : drive_sweep(*engine, sweep, top_k, drive);
   r.best = std::move(driven.best);
   r.top_k = std::min(static_cast<std::size_t>(config.sweep.top_k), r.best.size());
-  if (checkpoint)
+  if (exchange) record_ranks(*exchange, driven, n - drive.resumed, seconds_since(t_sweep), device, prof);
+  if (!root)
+    ;  // another process's share: the root holds the rows
+  else if (checkpoint)
     r.rows = checkpoint_rows;
   else
     r.rows = std::make_shared<MemoryRows>(sweep.param_names, sweep.combos.ids(0, n), sweep.combos.params(0, n),
@@ -210,7 +258,7 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
     prof.set("seconds_topk_device", driven.phases.top_k);
     prof.set("seconds_download", driven.phases.download);
     prof.set("kernel_memory_bytes", static_cast<double>(driven.phases.kernel_bytes));
-    if (fp32) detail::check_fp32_ranking(sweep, bars, device, kernel_options, config.sweep.objective, *r.rows, prof);
+    if (fp32 && root) detail::check_fp32_ranking(sweep, bars, device, kernel_options, config.sweep.objective, *r.rows, prof);
   }
   const double sweep_seconds = seconds_since(t_sweep);
 
@@ -227,7 +275,6 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   if (outcome.fallback_reason) prof.set("fallback_reason", *outcome.fallback_reason);
   prof.set("combos", static_cast<double>(n));
   prof.set("combos_in_grid", static_cast<double>(sweep.combos_in_grid));
-  prof.set("combos_resumed", static_cast<double>(drive.resumed));  // taken from the checkpoint
   prof.set("bars", static_cast<double>(bars.n_bars()));
   prof.set("symbols", static_cast<double>(bars.n_symbols()));
   if (request.sample) prof.set("sample_seed", std::to_string(request.sample_seed));  // text: exact for any uint64

@@ -6,10 +6,58 @@
 #include <kbt/metrics/metrics.hpp>
 #include <kbt/sweep/top_k.hpp>
 
+#include "sweep/driver_steps.hpp"
+
 #include <algorithm>
 #include <chrono>
 
 namespace kbt {
+
+namespace detail {
+
+TopRows start_ranking(const DriverOptions& options, const EngineTopK& top_k, std::size_t n_params, MergeTimer& timed) {
+  TopRows best(top_k.objective, top_k.k, n_params);
+  // Rows done before (a checkpoint's), a chunk at a time (bounded extra memory).
+  if (options.resumed > 0) timed([&] {
+    const std::size_t chunk = std::min(static_cast<std::size_t>(options.chunk_combos), options.resumed);
+    std::vector<std::uint64_t> ids(chunk);
+    std::vector<double> params(chunk * n_params), metrics(chunk * n_metrics);
+    for (std::size_t first = 0; first < options.resumed; first += chunk) {
+      const std::size_t count = std::min(chunk, options.resumed - first);
+      options.done_rows->read(first, count, ids.data(), params.data(), metrics.data());
+      best.offer_block(first, count, ids.data(), params.data(), metrics.data());
+    }
+  });
+  if (options.progress) options.progress(options.resumed);
+  return best;
+}
+
+void add_phases(EnginePhases& sum, const EnginePhases& chunk) {
+  sum.upload += chunk.upload, sum.fold_kernels += chunk.fold_kernels, sum.kernel += chunk.kernel;
+  sum.top_k += chunk.top_k, sum.download += chunk.download;
+  sum.hoist_tiles_computed += chunk.hoist_tiles_computed;
+  sum.kernel_bytes = std::max(sum.kernel_bytes, chunk.kernel_bytes);
+}
+
+void complete_best_rows(SweepEngine& engine, const PreparedSweep& sweep, DriverResult& result) {
+  // The best rows get every metric, on the same engine (docs/metrics.md "Metric sets").
+  if (sweep.metric_groups != metric_group::all && result.best.size() > 0) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::size_t> order(result.best.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return result.best.rows[a] < result.best.rows[b]; });
+    std::vector<std::uint64_t> ascending;
+    for (const std::size_t i : order) ascending.push_back(result.best.rows[i]);
+    const std::vector<double> full = engine.all_metrics(ascending);
+    if (full.size() != ascending.size() * n_metrics) throw Error(ErrorCategory::internal, "all_metrics: wrong shape");
+    for (std::size_t k = 0; k < order.size(); ++k)
+      std::copy_n(full.begin() + static_cast<std::ptrdiff_t>(k * n_metrics), n_metrics,
+                  result.best.metrics.begin() + static_cast<std::ptrdiff_t>(order[k] * n_metrics));
+    result.seconds_best_rows = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+}
+
+}  // namespace detail
 
 std::vector<RowTable> rank_on_windows(SweepEngine& engine, const PreparedSweep& sweep,
                                       const std::vector<ScoringWindow>& windows, const EngineTopK& top_k,
@@ -48,28 +96,13 @@ DriverResult drive_sweep(SweepEngine& engine, const PreparedSweep& sweep, const 
   const std::size_t chunk = static_cast<std::size_t>(options.chunk_combos);
   const std::size_t n_params = sweep.n_params();
   DriverResult result;
-  double merge_seconds = 0;
-  const auto timed_merge = [&](auto&& f) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    merge_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
-  TopRows best(top_k.objective, top_k.k, n_params);
-  // Rows done before (a checkpoint's), a chunk at a time (bounded extra memory).
-  if (options.resumed > 0) {
-    std::vector<std::uint64_t> ids(chunk);
-    std::vector<double> params(chunk * n_params), metrics(chunk * n_metrics);
-    for (std::size_t first = 0; first < options.resumed; first += chunk) {
-      const std::size_t count = std::min(chunk, options.resumed - first);
-      options.done_rows->read(first, count, ids.data(), params.data(), metrics.data());
-      timed_merge([&] { best.offer_block(first, count, ids.data(), params.data(), metrics.data()); });
-    }
-  }
-  if (options.progress) options.progress(options.resumed);
+  detail::MergeTimer timed_merge;
+  TopRows best = detail::start_ranking(options, top_k, n_params, timed_merge);
   std::vector<std::uint64_t> ids;
   std::vector<double> params;
   for (std::size_t first = options.resumed; first < n; first += chunk, ++result.chunks) {
     const std::size_t count = std::min(chunk, n - first);
+    result.combos += count;
     EngineOutput out = engine.run(first, first + count, {}, top_k);
     if (out.metrics.size() != count * n_metrics || out.top_k.size() != 1)
       throw Error(ErrorCategory::internal, "sweep engine returned the wrong shape");
@@ -80,31 +113,13 @@ DriverResult drive_sweep(SweepEngine& engine, const PreparedSweep& sweep, const 
       for (const std::size_t row : out.top_k[0])
         best.offer(first + row, ids[row], params.data() + row * n_params, out.metrics.data() + row * n_metrics);
     });
-    EnginePhases& p = result.phases;
-    p.upload += out.phases.upload, p.fold_kernels += out.phases.fold_kernels, p.kernel += out.phases.kernel;
-    p.top_k += out.phases.top_k, p.download += out.phases.download;
-    p.hoist_tiles_computed += out.phases.hoist_tiles_computed;
-    p.kernel_bytes = std::max(p.kernel_bytes, out.phases.kernel_bytes);
+    detail::add_phases(result.phases, out.phases);
     if (options.commit) options.commit(first, count, out.metrics.data());
     if (options.progress) options.progress(first + count);
   }
   timed_merge([&] { result.best = best.best(); });
-  result.seconds_merge = merge_seconds;
-  // The best rows get every metric, on the same engine (docs/metrics.md "Metric sets").
-  if (sweep.metric_groups != metric_group::all && result.best.size() > 0) {
-    const auto t0 = std::chrono::steady_clock::now();
-    std::vector<std::size_t> order(result.best.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return result.best.rows[a] < result.best.rows[b]; });
-    std::vector<std::uint64_t> ascending;
-    for (const std::size_t i : order) ascending.push_back(result.best.rows[i]);
-    const std::vector<double> full = engine.all_metrics(ascending);
-    if (full.size() != ascending.size() * n_metrics) throw Error(ErrorCategory::internal, "all_metrics: wrong shape");
-    for (std::size_t k = 0; k < order.size(); ++k)
-      std::copy_n(full.begin() + static_cast<std::ptrdiff_t>(k * n_metrics), n_metrics,
-                  result.best.metrics.begin() + static_cast<std::ptrdiff_t>(order[k] * n_metrics));
-    result.seconds_best_rows = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  }
+  result.seconds_merge = timed_merge.seconds;
+  detail::complete_best_rows(engine, sweep, result);
   return result;
 }
 

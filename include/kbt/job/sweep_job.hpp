@@ -28,6 +28,7 @@ struct SweepJobOptions {
   std::uint64_t sample_seed = 0;
   std::string calibration;  // calibration file of the device choice (empty: the default)
   bool verify = true;       // false: no verification stage (as verify.top_n: 0)
+  std::uint64_t checkpoint_combos = 0;  // combos per chunk (0: the config's, else auto)
 
   // The results file. Empty: nothing is written, no checkpoint is kept and
   // the rows stay in memory. Else, as `kbt run --out`: one job per output at
@@ -38,6 +39,12 @@ struct SweepJobOptions {
   std::string resume_command;  // stored in the checkpoint: how to continue it
 
   double seconds_load = 0;  // the caller's loading of config and bars, for the profile
+
+  // Shared among processes (docs/mpi.md): every process calls
+  // run_sweep_job with the same config, bars and options; the root locks,
+  // checkpoints, runs the stages and writes, the others only simulate their
+  // share of the sweep (their result has no rows). Not owned.
+  ChunkExchange* exchange = nullptr;
 
   bool quiet = false;                              // no notes or warnings on stderr
   std::function<void(const std::string&)> warn;    // warnings (SweepRequest::warn)

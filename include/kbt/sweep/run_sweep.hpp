@@ -5,6 +5,7 @@
 #include <kbt/data/bar_data.hpp>
 #include <kbt/config/run_config.hpp>
 #include <kbt/output/checkpoint.hpp>
+#include <kbt/sweep/chunk_exchange.hpp>
 #include <kbt/sweep/progress.hpp>
 #include <kbt/output/results.hpp>
 
@@ -45,6 +46,11 @@ struct SweepRequest {
   // The best rows kept beyond the top-K (SweepResults::best): at least this
   // many when the sweep has them, e.g. verify.top_n for the verification stage.
   std::size_t best_rows = 0;
+  // Shared among processes (docs/mpi.md; kbt/mpi/mpi_exchange.hpp): every
+  // process calls run_sweep with the same config, bars and request; the
+  // root's outcome is the single process's, the others' have no rows. Not
+  // owned.
+  ChunkExchange* exchange = nullptr;
 
   // Hands `message` to `warn`, else prints it on stderr unless quiet.
   void warning(const std::string& message) const;

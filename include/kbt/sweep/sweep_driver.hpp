@@ -8,6 +8,7 @@
 // The driver itself keeps only the best rows and one chunk.
 
 #include <kbt/output/result_rows.hpp>
+#include <kbt/sweep/chunk_exchange.hpp>
 #include <kbt/sweep/prepared_sweep.hpp>
 #include <kbt/sweep/sweep_engine.hpp>
 
@@ -35,6 +36,7 @@ struct DriverResult {
   // metrics (simulated again when the sweep's metric set is smaller).
   RowTable best;
   std::size_t chunks = 0;          // chunks simulated by this call
+  std::size_t combos = 0;          // and their combos
   EnginePhases phases;             // summed over the chunks (kernel_bytes: the maximum)
   double seconds_merge = 0;        // the host merge of the chunks' top-Ks
   double seconds_best_rows = 0;    // the best rows' other metrics
@@ -51,5 +53,16 @@ std::vector<RowTable> rank_on_windows(SweepEngine& engine, const PreparedSweep& 
 // their metrics go to options.commit, chunk by chunk.
 DriverResult drive_sweep(SweepEngine& engine, const PreparedSweep& sweep, const EngineTopK& top_k,
                          const DriverOptions& options);
+
+// The same sweep shared among the processes of `exchange` (docs/mpi.md): the
+// chunks of combos [options.resumed, n) are claimed from the exchange's
+// counter, so that a slower process simply takes fewer. On the root the
+// result is drive_sweep's, bit for bit: every chunk is committed in chunk
+// order (buffering those that arrive early) and ranked, and the best rows get
+// every metric. Elsewhere `chunks` and `phases` count this process's share;
+// commit and progress are called on the root only. `options` (chunk size,
+// resume point) must be the root's on every process.
+DriverResult drive_sweep_shared(SweepEngine& engine, const PreparedSweep& sweep, const EngineTopK& top_k,
+                                const DriverOptions& options, ChunkExchange& exchange);
 
 }  // namespace kbt
