@@ -115,12 +115,13 @@ SweepJobResult run_sweep_job(const RunConfig& config, const BarData& bars, const
   job.sweep = run_sweep(config, bars, request);
   SweepOutcome& outcome = job.sweep;
   outcome.profile.set("seconds_load", o.seconds_load);
-  if (!root) return job;  // the stages and outputs are the root's
 
-  // Verification (docs/verify.md): the top candidates again, one by one, in fp64.
+  // Verification (docs/verify.md): the top candidates again, one by one, in
+  // fp64 (shared among processes, each re-runs its share).
   if (verify) {
     VerifyRequest vr = verify_request_from_config(config);
     if (vr.threads == 0) vr.threads = o.threads;  // the threads bound the whole run
+    vr.exchange = exchange;
     if (o.progress)
       vr.progress = [&o, started = Clock::now()](std::size_t done, std::size_t total) {
         SweepProgress p;
@@ -134,6 +135,10 @@ SweepJobResult run_sweep_job(const RunConfig& config, const BarData& bars, const
       if (k == "precision") vr.sweep_precision = v;
     job.verification = verify_candidates(config, bars, outcome.results, vr);
     outcome.profile.set("seconds_verify", job.verification->seconds);
+  }
+  if (!root) {  // the validation stage and the outputs are the root's
+    job.verification.reset();
+    return job;
   }
 
   // Validation (docs/validation.md): is the winner real?

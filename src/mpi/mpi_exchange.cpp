@@ -122,6 +122,12 @@ std::uint64_t MpiExchange::broadcast(std::uint64_t value) {
   return value;
 }
 
+void MpiExchange::broadcast(std::vector<double>& values) {
+  std::uint64_t n = broadcast(static_cast<std::uint64_t>(values.size()));
+  values.resize(static_cast<std::size_t>(n));
+  if (n > 0) MPI_Bcast(values.data(), static_cast<int>(n), MPI_DOUBLE, 0, comm_);
+}
+
 std::vector<double> MpiExchange::gather(double value) {
   std::vector<double> all(rank_ == 0 ? static_cast<std::size_t>(size_) : 0);
   MPI_Gather(&value, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, comm_);

@@ -135,11 +135,15 @@ VerificationResults verify_candidates(const RunConfig& config, const BarData& ba
           ? read_rows(*sweep.rows, std::vector<std::uint64_t>(sweep.best.rows.begin(),
                                                               sweep.best.rows.begin() + static_cast<std::ptrdiff_t>(top_n)))
           : select_top_rows(*sweep.rows, sweep_objective, top_n);
-  const std::size_t n = candidates.size();
+  ChunkExchange* const exchange = request.exchange;
+  const bool root = !exchange || exchange->is_root();
+  std::vector<double> candidate_params = candidates.params;  // the root's, to every process
+  if (exchange) exchange->broadcast(candidate_params);
+  const std::size_t n = root ? candidates.size() : candidate_params.size() / std::max<std::size_t>(1, sweep.param_names.size());
   v.rows = candidates.rows;
   v.combo_ids = candidates.combo_ids;
   v.param_names = sweep.param_names;
-  v.params = candidates.params;
+  v.params = candidate_params;
   v.sweep_metrics = candidates.metrics;
   for (std::size_t i = 0; i < n; ++i) v.rank_before.push_back(i + 1);
   v.metrics.assign(n * n_metrics, 0.0);
@@ -160,19 +164,43 @@ VerificationResults verify_candidates(const RunConfig& config, const BarData& ba
   recording.score_end_time_ns.reset();
   std::mutex progress_mutex;
   std::size_t done = 0;
-  detail::host_parallel_for(n, v.threads, [&](std::size_t i) {
+  // Shared: this process's candidates are every size-th from its rank.
+  const std::size_t stride = exchange ? static_cast<std::size_t>(exchange->size()) : 1;
+  const std::size_t first = exchange ? static_cast<std::size_t>(exchange->rank()) : 0;
+  const std::size_t mine = n > first ? (n - first + stride - 1) / stride : 0;
+  detail::host_parallel_for(mine, v.threads, [&](std::size_t k) {
+    const std::size_t i = first + k * stride;
     std::vector<double> values(param_column.size());
-    const double* row = candidates.params_of(i);
+    const double* row = candidate_params.data() + i * sweep.param_names.size();
     for (std::size_t p = 0; p < values.size(); ++p) values[p] = row[param_column[p]];
     const StrategyOutputs signals = evaluate_strategy_reference(program, bars, values.data());
     const SimulationResult r =
         simulate_reference(bars, combo_simulation(resolved, program.param_names, values.data()), signals, recording);
     std::copy(r.metrics.begin(), r.metrics.end(), v.metrics.begin() + static_cast<std::ptrdiff_t>(i * n_metrics));
-    if (request.progress) {
+    if (request.progress && root) {
       const std::lock_guard<std::mutex> lock(progress_mutex);
       request.progress(++done, n);
     }
   });
+  if (exchange) {
+    // The others' candidates to the root, which fills their slots.
+    if (!root) {
+      for (std::size_t i = first; i < n; i += stride)
+        exchange->send(i, std::vector<double>(v.metrics.begin() + static_cast<std::ptrdiff_t>(i * n_metrics),
+                                              v.metrics.begin() + static_cast<std::ptrdiff_t>((i + 1) * n_metrics)));
+    } else {
+      std::vector<double> metrics;
+      for (std::size_t received = mine; received < n; ++received) {
+        const auto i = exchange->receive(true, metrics);
+        if (!i || *i >= n || *i % stride == 0 || metrics.size() != n_metrics)
+          throw Error(ErrorCategory::internal, "verification: a candidate of the wrong shape arrived");
+        std::copy(metrics.begin(), metrics.end(), v.metrics.begin() + static_cast<std::ptrdiff_t>(*i * n_metrics));
+        if (request.progress) request.progress(++done, n);
+      }
+    }
+    exchange->finish_sends();
+    if (!root) return v;  // partial: the root holds the stage
+  }
 
   v.rank_after.assign(n, 0);
   const auto order = select_top_k(v.metrics, v.combo_ids, objective, n);

@@ -38,6 +38,7 @@ class MpiExchange final : public ChunkExchange {
   void finish_sends() override;
   std::optional<std::size_t> receive(bool wait, std::vector<double>& metrics) override;
   std::uint64_t broadcast(std::uint64_t value) override;
+  void broadcast(std::vector<double>& values) override;
   std::vector<double> gather(double value) override;
   std::optional<Failure> agree(const std::optional<Failure>& failure) override;
   [[noreturn]] void abort(int exit_code) override;

@@ -27,7 +27,8 @@ class ChunkExchange {
   virtual void start() = 0;
   // The next unclaimed chunk, or nothing when `n_chunks` are claimed.
   virtual std::optional<std::size_t> claim(std::size_t n_chunks) = 0;
-  // A non-root process: the metrics of its finished `chunk` to the root
+  // A non-root process: the metrics of its finished `chunk` (or of any
+  // numbered piece of work, e.g. a verified candidate) to the root
   // (asynchronously; `metrics` is taken over).
   virtual void send(std::size_t chunk, std::vector<double>&& metrics) = 0;
   // Collective: every send has been received.
@@ -36,8 +37,9 @@ class ChunkExchange {
   // `wait`, blocks until one arrives, else nothing when none is waiting.
   virtual std::optional<std::size_t> receive(bool wait, std::vector<double>& metrics) = 0;
 
-  // Collective: the root's `value` on every process.
+  // Collective: the root's `value` (`values`) on every process.
   virtual std::uint64_t broadcast(std::uint64_t value) = 0;
+  virtual void broadcast(std::vector<double>& values) = 0;
   // Collective: every process's `value`, on the root (empty elsewhere).
   virtual std::vector<double> gather(double value) = 0;
   // Collective: the failure of the lowest failing rank (its category and

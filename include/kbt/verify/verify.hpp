@@ -9,6 +9,7 @@
 #include <kbt/config/run_config.hpp>
 #include <kbt/reference/simulator.hpp>
 #include <kbt/output/results.hpp>
+#include <kbt/sweep/chunk_exchange.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -37,6 +38,12 @@ struct VerifyRequest {
   std::int64_t rank_threshold = 10;      // rank_moved: |after - before| above this
   // Called after each candidate with (done, total), from one thread at a time.
   std::function<void(std::size_t, std::size_t)> progress;
+  // Shared among processes (docs/mpi.md): every process calls
+  // verify_candidates with the same config, bars and request; the root's
+  // sweep holds the candidates, which it hands to the others; each process
+  // re-runs every size-th of them; the root's result is the single
+  // process's, the others' are partial. Not owned.
+  ChunkExchange* exchange = nullptr;
 };
 
 // The request that `verify:` in the run config describes (top_n, threads,
