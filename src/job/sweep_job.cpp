@@ -136,14 +136,16 @@ SweepJobResult run_sweep_job(const RunConfig& config, const BarData& bars, const
     job.verification = verify_candidates(config, bars, outcome.results, vr);
     outcome.profile.set("seconds_verify", job.verification->seconds);
   }
-  if (!root) {  // the validation stage and the outputs are the root's
+  // Validation (docs/validation.md): is the winner real? Shared among
+  // processes, the walk-forward's ranking is shared, the rest is the root's.
+  if (!root) {
+    if (config.validation.enabled && config.validation.walk_forward)
+      run_walk_forward(config, bars, outcome.device_used, o.threads, exchange);
     job.verification.reset();
-    return job;
+    return job;  // the outputs are the root's
   }
-
-  // Validation (docs/validation.md): is the winner real?
   if (config.validation.enabled) {
-    job.validation = run_validation(config, bars, outcome.results, outcome.device_used, o.threads);
+    job.validation = run_validation(config, bars, outcome.results, outcome.device_used, o.threads, exchange);
     outcome.profile.set("seconds_validation", job.validation->seconds);
   }
 

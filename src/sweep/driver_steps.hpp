@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <vector>
 
 namespace kbt::detail {
 
@@ -23,6 +24,13 @@ struct MergeTimer {
 // The ranking of a sweep from options.resumed on: the rows of combos
 // [0, options.resumed) (a checkpoint's) already offered, and the progress told.
 TopRows start_ranking(const DriverOptions& options, const EngineTopK& top_k, std::size_t n_params, MergeTimer& timed);
+
+// Combos [first, first + count) ranked on every window into best[w].
+void rank_chunk_on_windows(SweepEngine& engine, const PreparedSweep& sweep, const std::vector<ScoringWindow>& windows,
+                           const EngineTopK& top_k, std::size_t first, std::size_t count, std::vector<TopRows>& best);
+
+// Each window's best rows, holding the sweep's metric set.
+std::vector<RowTable> best_tables(const std::vector<TopRows>& best, MetricMask metrics);
 
 // A chunk's engine phases added to the sum (kernel_bytes: the maximum).
 void add_phases(EnginePhases& sum, const EnginePhases& chunk);

@@ -32,6 +32,29 @@ TopRows start_ranking(const DriverOptions& options, const EngineTopK& top_k, std
   return best;
 }
 
+void rank_chunk_on_windows(SweepEngine& engine, const PreparedSweep& sweep, const std::vector<ScoringWindow>& windows,
+                           const EngineTopK& top_k, std::size_t first, std::size_t count, std::vector<TopRows>& best) {
+  const std::size_t np = sweep.n_params();
+  const EngineOutput out = engine.run(first, first + count, windows, top_k);
+  if (out.metrics.size() != windows.size() * count * n_metrics || out.top_k.size() != windows.size())
+    throw Error(ErrorCategory::internal, "sweep engine returned the wrong shape");
+  std::vector<std::uint64_t> ids(count);
+  std::vector<double> params(count * np);
+  sweep.combos.read(first, count, ids.data(), params.data());
+  for (std::size_t w = 0; w < windows.size(); ++w)
+    for (const std::size_t row : out.top_k[w])
+      best[w].offer(first + row, ids[row], params.data() + row * np, out.metrics.data() + (w * count + row) * n_metrics);
+}
+
+std::vector<RowTable> best_tables(const std::vector<TopRows>& best, MetricMask metrics) {
+  std::vector<RowTable> tables;
+  for (const TopRows& t : best) {
+    tables.push_back(t.best());
+    tables.back().metric_mask = metrics;
+  }
+  return tables;
+}
+
 void add_phases(EnginePhases& sum, const EnginePhases& chunk) {
   sum.upload += chunk.upload, sum.fold_kernels += chunk.fold_kernels, sum.kernel += chunk.kernel;
   sum.top_k += chunk.top_k, sum.download += chunk.download;
@@ -65,27 +88,9 @@ std::vector<RowTable> rank_on_windows(SweepEngine& engine, const PreparedSweep& 
   const std::size_t n = sweep.n_combos(), np = sweep.n_params();
   const std::size_t chunk = static_cast<std::size_t>(std::max<std::uint64_t>(chunk_combos, 1));
   std::vector<TopRows> best(windows.size(), TopRows(top_k.objective, top_k.k, np));
-  std::vector<std::uint64_t> ids;
-  std::vector<double> params;
-  for (std::size_t first = 0; first < n; first += chunk) {
-    const std::size_t count = std::min(chunk, n - first);
-    const EngineOutput out = engine.run(first, first + count, windows, top_k);
-    if (out.metrics.size() != windows.size() * count * n_metrics || out.top_k.size() != windows.size())
-      throw Error(ErrorCategory::internal, "sweep engine returned the wrong shape");
-    ids.resize(count);
-    params.resize(count * np);
-    sweep.combos.read(first, count, ids.data(), params.data());
-    for (std::size_t w = 0; w < windows.size(); ++w)
-      for (const std::size_t row : out.top_k[w])
-        best[w].offer(first + row, ids[row], params.data() + row * np,
-                      out.metrics.data() + (w * count + row) * n_metrics);
-  }
-  std::vector<RowTable> tables;
-  for (const TopRows& t : best) {
-    tables.push_back(t.best());
-    tables.back().metric_mask = sweep.metrics;
-  }
-  return tables;
+  for (std::size_t first = 0; first < n; first += chunk)
+    detail::rank_chunk_on_windows(engine, sweep, windows, top_k, first, std::min(chunk, n - first), best);
+  return detail::best_tables(best, sweep.metrics);
 }
 
 DriverResult drive_sweep(SweepEngine& engine, const PreparedSweep& sweep, const EngineTopK& top_k,

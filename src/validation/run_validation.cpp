@@ -53,7 +53,7 @@ double trials_sharpe_variance(const SweepResults& sweep, double period_per_year,
 }  // namespace
 
 ValidationResults run_validation(const RunConfig& config, const BarData& bars, const SweepResults& sweep,
-                                 const std::string& device, int threads) {
+                                 const std::string& device, int threads, ChunkExchange* exchange) {
   const auto t0 = std::chrono::steady_clock::now();
   const ValidationSettings& settings = config.validation;
   ValidationResults v;
@@ -148,7 +148,7 @@ ValidationResults run_validation(const RunConfig& config, const BarData& bars, c
     for (std::size_t r = 0; r < order.size(); ++r) v.rank_out_of_sample[order[r]] = r + 1;
     v.rank_correlation = stats::rank_correlation(v.rank_in_sample, v.rank_out_of_sample);
   }
-  if (settings.walk_forward) v.walk_forward = run_walk_forward(config, bars, device, threads);
+  if (settings.walk_forward) v.walk_forward = run_walk_forward(config, bars, device, threads, exchange);
   v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return v;
 }

@@ -73,7 +73,7 @@ StrategyOutputs spliced(const std::vector<StrategyOutputs>& chosen, const std::v
 }  // namespace
 
 WalkForwardResults run_walk_forward(const RunConfig& config, const BarData& bars, const std::string& device,
-                                    int threads) {
+                                    int threads, ChunkExchange* exchange) {
   WalkForwardResults wf;
   const std::vector<TrainTest> windows = resolve_walk_forward(config, bars);
   const PreparedSweep sweep = prepare_sweep(config, bars);
@@ -84,7 +84,10 @@ WalkForwardResults run_walk_forward(const RunConfig& config, const BarData& bars
   unsigned host_threads = detail::resolve_thread_count(threads);
   const std::uint64_t chunk = resolve_checkpoint_combos(config.sweep.checkpoint_combos, bars.n_bars(), bars.n_symbols(),
                                                         device, host_threads);
-  const std::vector<RowTable> best = rank_on_windows(*engine, sweep, train, top, chunk);
+  const std::uint64_t shared_chunk = exchange ? exchange->broadcast(chunk) : chunk;  // the root's chunks
+  const std::vector<RowTable> best = exchange ? rank_on_windows_shared(*engine, sweep, train, top, shared_chunk, *exchange)
+                                              : rank_on_windows(*engine, sweep, train, top, chunk);
+  if (exchange && !exchange->is_root()) return wf;  // the folds are scored on the root
   const int objective = metric_index(config.sweep.objective.metric);
   double is_sum = 0, oos_sum = 0;
   std::size_t counted = 0;

@@ -6,6 +6,8 @@
 #                          N ranks write the single process's /combo_id,
 #                          /params, /metrics, /topk and /verify, by value
 #                          (h5diff); the profile's shares add up
+#   walk_forward N         the same with a walk-forward validation (its
+#                          ranking shared too): /validation compared as well
 #   resume N M             N ranks, one killed mid-sweep: the run fails naming
 #                          the rank, leaves a checkpoint, and M ranks resume it
 #                          to the single process's results
@@ -22,7 +24,7 @@ np=${MPIEXEC_NUMPROC_FLAG:--n}
 # The datasets of a results file that must not depend on the ranks.
 compare() {  # compare A B
   local paths n=0
-  paths=$(h5ls -r "$1" | awk '$2 == "Dataset" {print $1}' | grep -E '^/(combo_id|params/|metrics/|topk/|verify/)')
+  paths=$(h5ls -r "$1" | awk '$2 == "Dataset" {print $1}' | grep -E '^/(combo_id|params/|metrics/|topk/|verify/|validation/)')
   [ -n "$paths" ] || { echo "no datasets to compare in $1" >&2; exit 1; }
   for p in $paths; do
     h5diff -q "$1" "$2" "$p" "$p" || { echo "differs: $p" >&2; h5diff "$1" "$2" "$p" "$p" | head -20 >&2; exit 1; }
@@ -58,6 +60,17 @@ same)
       [ "$(tr ',' '\n' <<<"$shares" | awk '$1 > 0' | wc -l)" -ge 2 ] || { echo "one rank did everything" >&2; exit 1; }
     fi
   fi
+  ;;
+walk_forward)
+  config=$(config_copy sma_cross.yaml); n=$1
+  printf 'validation: {walk_forward: {train: 180d, test: 60d}, top_k: 5}\n' >>"$config"
+  sed -i '/^sweep:/a\  checkpoint_combos: 8' "$config"  # the walk-forward's chunks too: shared
+  "$KBT" run "$config" --device serial --quiet --checkpoint-combos 8 -o "$scratch/single.h5" >/dev/null
+  "${mpiexec[@]}" "$np" "$n" "$KBT" run "$config" --device serial --quiet --checkpoint-combos 8 -o "$scratch/mpi.h5" \
+    >/dev/null
+  [ "$(h5ls -r "$scratch/mpi.h5" | grep -c "^/validation/walk_forward/stitched_equity")" -eq 1 ] ||
+    { echo "no walk-forward" >&2; exit 1; }
+  compare "$scratch/single.h5" "$scratch/mpi.h5"
   ;;
 resume)
   n=$1; m=$2

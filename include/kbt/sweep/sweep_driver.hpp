@@ -49,6 +49,14 @@ std::vector<RowTable> rank_on_windows(SweepEngine& engine, const PreparedSweep& 
                                       const std::vector<ScoringWindow>& windows, const EngineTopK& top_k,
                                       std::uint64_t chunk_combos);
 
+// The same shared among the processes of `exchange` (docs/mpi.md): each
+// claims chunks from the shared counter and ranks them on every window; the
+// root merges every process's best rows per window (the order is total, so
+// the result is rank_on_windows', bit for bit). Elsewhere: empty.
+std::vector<RowTable> rank_on_windows_shared(SweepEngine& engine, const PreparedSweep& sweep,
+                                             const std::vector<ScoringWindow>& windows, const EngineTopK& top_k,
+                                             std::uint64_t chunk_combos, ChunkExchange& exchange);
+
 // Simulates combos [options.resumed, n) of `sweep` on its own scoring window;
 // their metrics go to options.commit, chunk by chunk.
 DriverResult drive_sweep(SweepEngine& engine, const PreparedSweep& sweep, const EngineTopK& top_k,

@@ -13,6 +13,7 @@
 #include <kbt/data/bar_data.hpp>
 #include <kbt/output/results.hpp>
 #include <kbt/simulation/resolved_simulation.hpp>
+#include <kbt/sweep/chunk_exchange.hpp>
 #include <kbt/validation/pbo.hpp>
 
 #include <cstdint>
@@ -89,15 +90,19 @@ struct ValidationResults {
 // default space). kbt::Error(config) naming the validation key for what the
 // data cannot support (too few periods for the PBO blocks is reported, not
 // thrown: pbo_skipped).
+// `exchange`: shared among processes (docs/mpi.md), the root calls
+// run_validation and the others run_walk_forward with the same exchange.
 ValidationResults run_validation(const RunConfig& config, const BarData& bars, const SweepResults& sweep,
-                                 const std::string& device, int threads);
+                                 const std::string& device, int threads, ChunkExchange* exchange = nullptr);
 
 // The walk-forward of `config` (its folds by resolve_walk_forward): every
 // combo ranked on every train window in one pass of the engine of `device`
 // ("reference" or a Kokkos space, fp64), each fold's top-K scored on its test
 // window, and the stitched out-of-sample run of the folds' choices.
+// Shared among the processes of `exchange`, the ranking's chunks are
+// shared; the root's result is the single process's, the others' empty.
 WalkForwardResults run_walk_forward(const RunConfig& config, const BarData& bars, const std::string& device,
-                                    int threads);
+                                    int threads, ChunkExchange* exchange = nullptr);
 
 // A few lines for the terminal.
 std::string format_validation_summary(const ValidationResults& v, std::size_t show = 10);
