@@ -25,25 +25,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$kbt" data synth --out "$work/d.h5" --symbols 1 --bars "$bars" --freq 1h --seed 5 >/dev/null
 "$kbt" data synth --out "$work/short.h5" --symbols 1 --bars 50 --freq 1h --seed 5 >/dev/null
-config() {  # config DATA FAST_RANGE SLOW_RANGE CONSTRAINT
-  cat <<YAML
-data: $1
-strategy:
-  params:
-    fast: {range: $2}
-    slow: {range: $3}
-  constraints: [$4]
-  signals:
-    f: sma(close, fast)
-    s: sma(close, slow)
-  position: where(f > s, 1, -1)
-simulation: {fee_bps: 5}
-sweep: {objective: {metric: sharpe}, top_k: 20}
-output: {csv: false}
-YAML
-}
-config d.h5 "[5, 100, 1]" "[20, 400, 5]" '"fast < slow"' >"$work/c.yaml"
-config short.h5 "[1, 1000, 1]" "[1, 1000, 1]" "" >"$work/m.yaml"
+source "$(dirname "$0")/sma_cross_config.sh"
+sma_cross_config d.h5 "[5, 100, 1]" "[20, 400, 5]" '"fast < slow"' >"$work/c.yaml"
+sma_cross_config short.h5 "[1, 1000, 1]" "[1, 1000, 1]" "" >"$work/m.yaml"
 seconds() { /usr/bin/time -f %e -o "$work/t" "$@" >/dev/null 2>&1; cat "$work/t"; }
 best() { awk -v a="$1" -v b="$2" 'BEGIN { print (b < a ? b : a) }'; }
 one=999999 many=999999

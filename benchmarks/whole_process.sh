@@ -18,21 +18,8 @@ for b in "$kbt" "$hand"; do [[ -x $b ]] || { echo "whole_process.sh: $b not buil
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$kbt" data synth --out "$work/d.h5" --symbols 1 --bars "$bars" --freq 1h --seed 5 >/dev/null
-cat >"$work/c.yaml" <<YAML
-data: d.h5
-strategy:
-  params:
-    fast: {range: [5, 100, 1]}
-    slow: {range: [20, 400, 5]}
-  constraints: ["fast < slow"]
-  signals:
-    f: sma(close, fast)
-    s: sma(close, slow)
-  position: where(f > s, 1, -1)
-simulation: {fee_bps: 5}
-sweep: {objective: {metric: sharpe}, top_k: 20}
-output: {csv: false}
-YAML
+source "$(dirname "$0")/sma_cross_config.sh"
+sma_cross_config d.h5 "[5, 100, 1]" "[20, 400, 5]" '"fast < slow"' >"$work/c.yaml"
 seconds() { /usr/bin/time -f %e -o "$work/t" "$@" >/dev/null 2>&1; cat "$work/t"; }
 best_kbt=999999 best_hand=999999
 for ((i = 0; i < reps; i++)); do
