@@ -40,11 +40,6 @@ std::string resume_command_for(const RunArgs& a) {
   return cmd;
 }
 
-std::string heatmap_path_for(const std::string& h5_path) {
-  const auto dot = h5_path.rfind(".h5");
-  return (dot == std::string::npos ? h5_path : h5_path.substr(0, dot)) + "_heatmap.png";
-}
-
 // output.heatmap: the objective over the two params, others at the best
 // combo's values, read from the results file just written. The results are
 // already written: a failure here is a warning, not a failed run.
@@ -55,7 +50,7 @@ std::string draw_heatmap(const RunConfig& config, const std::string& out) {
     request.y = config.output.heatmap.at(1);
     request.min_trades = config.sweep.objective.min_trades;
     const auto grid = heatmap_grid(read_results_hdf5(out).results, request);
-    const std::string path = heatmap_path_for(out);
+    const std::string path = companion_path(out, "_heatmap.png");
     plot::write_heatmap_png(grid, path, config.source_path + ": " + grid.metric + " over " + request.x + " x " + request.y);
     return path;
   } catch (const Error& e) {

@@ -11,23 +11,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <sys/resource.h>
 
 namespace kbt {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// A checkpoint at `path`: "N of M combos done", or why it cannot be read.
-std::string describe_checkpoint(const std::string& path) {
-  try {
-    const CheckpointStatus s = read_checkpoint_status(path);
-    return std::to_string(s.combos_done) + " of " + std::to_string(s.combos_total) + " combos done";
-  } catch (const Error& e) {
-    return e.what();
-  }
-}
 
 // A bad verification window fails before the sweep, at its config line: the
 // bound that made the window, verify's own, else the sweep's score_start.
@@ -42,24 +31,7 @@ void check_verify_window(const RunConfig& config, const BarData& bars) {
   }
 }
 
-// Checkpoint rules (docs/results.md "Incomplete runs and --resume").
-void check_checkpoint(const std::string& checkpoint, const std::string& out, bool resume) {
-  const bool have = std::filesystem::exists(checkpoint);
-  if (have && !resume)
-    throw Error(ErrorCategory::config, checkpoint + ": an unfinished run of " + out + " left this checkpoint (" +
-                                           describe_checkpoint(checkpoint) +
-                                           "); continue it with --resume, or delete it to start over");
-  if (!have && resume)
-    throw Error(ErrorCategory::io, "--resume: nothing to resume: no checkpoint " + checkpoint +
-                                       (std::filesystem::exists(out) ? " (" + out + " is a finished run)" : ""));
-}
-
 }  // namespace
-
-std::string top_k_csv_path_for(const std::string& results_path) {
-  const auto dot = results_path.rfind(".h5");
-  return (dot == std::string::npos ? results_path : results_path.substr(0, dot)) + "_topk.csv";
-}
 
 SweepJobResult run_sweep_job(const RunConfig& config, const BarData& bars, const SweepJobOptions& o) {
   if (config.job != Job::sweep) throw Error(ErrorCategory::internal, config.source_path + ": not a sweep");
@@ -93,25 +65,24 @@ SweepJobResult run_sweep_job(const RunConfig& config, const BarData& bars, const
   SweepJobResult job;
   // One run per output at a time, for the run's whole life (docs/results.md
   // "Faults"); under the lock, temporaries of killed runs are orphans.
-  // Shared among processes, the root owns the outputs.
+  // Shared among processes, the root owns the outputs (the others agree on
+  // its checks).
   std::optional<RunLock> lock;
   if (!o.out.empty() && root) {
     job.out = o.out;
     job.csv = config.output.csv ? top_k_csv_path_for(o.out) : std::string();
-    const std::string checkpoint = checkpoint_path_for(o.out);
-    collectively(exchange, [&] {
-      lock.emplace(o.out);
-      for (const std::string& p : {job.out, checkpoint, job.csv})
-        if (!p.empty()) remove_orphaned_temporaries(p);
-      check_checkpoint(checkpoint, o.out, o.resume);
-    });
-    request.checkpoint_path = checkpoint;
+    request.checkpoint_path = checkpoint_path_for(o.out);
     request.resume = o.resume;
     request.results_path = o.out;
     request.resume_command = o.resume_command;
-  } else if (!o.out.empty()) {
-    collectively(exchange, [] {});  // the root's checks above
   }
+  collectively(exchange, [&] {
+    if (job.out.empty()) return;
+    lock.emplace(job.out);
+    for (const std::string& p : {job.out, request.checkpoint_path, job.csv})
+      if (!p.empty()) remove_orphaned_temporaries(p);
+    check_checkpoint_presence(request.checkpoint_path, job.out, o.resume);
+  });
   job.sweep = run_sweep(config, bars, request);
   SweepOutcome& outcome = job.sweep;
   outcome.profile.set("seconds_load", o.seconds_load);

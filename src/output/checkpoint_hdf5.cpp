@@ -139,6 +139,27 @@ CheckpointIdentity CheckpointIdentity::for_data(const std::string& data_path, co
 
 std::string checkpoint_path_for(const std::string& results_path) { return results_path + ".partial.h5"; }
 
+void check_checkpoint_presence(const std::string& checkpoint, const std::string& results_path, bool resume) {
+  const bool have = std::filesystem::exists(checkpoint);
+  if (have && !resume) {
+    std::string progress;  // "N of M combos done", or why it cannot be read
+    try {
+      const CheckpointStatus s = read_checkpoint_status(checkpoint);
+      progress = std::to_string(s.combos_done) + " of " + std::to_string(s.combos_total) + " combos done";
+    } catch (const Error& e) {
+      progress = e.what();
+    }
+    throw Error(ErrorCategory::config, checkpoint + ": an unfinished run" + (results_path.empty() ? "" : " of " + results_path) +
+                                           " left this checkpoint (" + progress +
+                                           "); continue it with --resume, or delete it to start over");
+  }
+  if (!have && resume)
+    throw Error(ErrorCategory::io, "--resume: nothing to resume: no checkpoint " + checkpoint +
+                                       (!results_path.empty() && std::filesystem::exists(results_path)
+                                            ? " (" + results_path + " is a finished run)"
+                                            : ""));
+}
+
 CheckpointStatus read_checkpoint_status(const std::string& path) {
   H5Id file(open_checkpoint(path, H5F_ACC_RDONLY, false), H5Fclose);
   if (H5Aexists(file, "combos_done") <= 0) fail(ErrorCategory::data_format, path, "not a kbt checkpoint");

@@ -36,10 +36,7 @@ const char* barrier_name(std::int8_t barrier) {
   }
 }
 
-std::string labels_csv_path_for(const std::string& h5_path) {
-  const auto dot = h5_path.rfind(".h5");
-  return (dot == std::string::npos ? h5_path : h5_path.substr(0, dot)) + "_labels.csv";
-}
+std::string labels_csv_path_for(const std::string& h5_path) { return companion_path(h5_path, "_labels.csv"); }
 
 void write_labels_hdf5(AtomicOutput& out, const BarData& bars, const LabelJobResult& r,
                        const std::string& config_yaml, const RunProfile& profile) {

@@ -128,6 +128,13 @@ void write_validation_hdf5(const std::string& in_path, const std::string& out_pa
   copy_with_group(in_path, out_path, [&](hid_t file) { detail::write_validation_group(file, validation, out_path); });
 }
 
+std::string companion_path(const std::string& results_path, const std::string& suffix) {
+  const auto dot = results_path.rfind(".h5");
+  return (dot == std::string::npos ? results_path : results_path.substr(0, dot)) + suffix;
+}
+
+std::string top_k_csv_path_for(const std::string& results_path) { return companion_path(results_path, "_topk.csv"); }
+
 void write_top_k_csv(const std::string& path, const SweepResults& results) {
   ensure_parent_directory(path);
   AtomicOutput out(path);

@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <optional>
 
@@ -39,12 +38,7 @@ std::shared_ptr<Checkpoint> open_checkpoint(const RunConfig& config, const Sweep
                                             const std::string& digest) {
   if (request.checkpoint_path.empty()) return nullptr;
   const std::size_t n = sweep.n_combos();
-  const bool exists = std::filesystem::exists(request.checkpoint_path);
-  if (exists && !request.resume)
-    throw Error(ErrorCategory::config, request.checkpoint_path +
-                                           ": the checkpoint of an unfinished run exists; resume it, or delete it to "
-                                           "start over");
-  if (!exists && request.resume) throw Error(ErrorCategory::io, request.checkpoint_path + ": no checkpoint to resume");
+  check_checkpoint_presence(request.checkpoint_path, request.results_path, request.resume);
   if (n == 0 && request.resume)
     throw Error(ErrorCategory::config, request.checkpoint_path + ": cannot resume: this run has no combos to simulate");
   CheckpointIdentity identity = CheckpointIdentity::for_data(config.data_path, digest);

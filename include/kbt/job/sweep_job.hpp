@@ -66,7 +66,4 @@ struct SweepJobResult {
 // the results keep it (check_no_mismatch, verify.hpp, fails the run).
 SweepJobResult run_sweep_job(const RunConfig& config, const BarData& bars, const SweepJobOptions& options);
 
-// <out without .h5>_topk.csv: the top-K CSV beside a results file.
-std::string top_k_csv_path_for(const std::string& results_path);
-
 }  // namespace kbt

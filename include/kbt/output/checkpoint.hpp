@@ -49,6 +49,11 @@ struct CheckpointStatus {
 // is not one (or cannot be opened now).
 CheckpointStatus read_checkpoint_status(const std::string& path);
 
+// The rules of docs/results.md "Incomplete runs and --resume": an existing
+// `checkpoint` of `results_path` without `resume` is kbt::Error(config)
+// naming its progress; `resume` without one is kbt::Error(io).
+void check_checkpoint_presence(const std::string& checkpoint, const std::string& results_path, bool resume);
+
 class Checkpoint : public std::enable_shared_from_this<Checkpoint> {
  public:
   // Writes a new checkpoint with 0 combos done (atomically: the file appears

@@ -100,6 +100,13 @@ void write_verification_hdf5(const std::string& in_path, const std::string& out_
 void write_validation_hdf5(const std::string& in_path, const std::string& out_path,
                            const ValidationResults& validation);
 
+// A file beside a results file: its path without ".h5", then `suffix`
+// ("r.h5" -> "r_topk.csv" for "_topk.csv").
+std::string companion_path(const std::string& results_path, const std::string& suffix);
+
+// <results path without .h5>_topk.csv: where `kbt run` writes the top-K CSV.
+std::string top_k_csv_path_for(const std::string& results_path);
+
 // Writes the top-K rows (rank, combo_id, params, metrics) as CSV, atomically;
 // or into `out.temp_path()`, not committed.
 void write_top_k_csv(const std::string& path, const SweepResults& results);

@@ -61,17 +61,14 @@ class AgreedError : public Error {
   using Error::Error;
 };
 
-// Runs `step` on every process of `exchange` and agrees on the outcome: a
-// kbt::Error on any process is thrown on all of them as an AgreedError (the
-// lowest failing rank's, "rank N: " prefixed when it is not the root), so that no process
-// waits for one that failed. Without an exchange, `step` runs as it is.
-template <class Step>
-void collectively(ChunkExchange* exchange, Step&& step);
-
 namespace detail {
 [[noreturn]] void throw_agreed(const ChunkExchange::Failure& failure);
 }
 
+// Runs `step` on every process of `exchange` and agrees on the outcome: a
+// kbt::Error on any process is thrown on all of them as an AgreedError (the
+// lowest failing rank's, "rank N: " prefixed when it is not the root), so that no process
+// waits for one that failed. Without an exchange, `step` runs as it is.
 template <class Step>
 void collectively(ChunkExchange* exchange, Step&& step) {
   if (!exchange) return step();
