@@ -41,15 +41,16 @@ std::string resume_command_for(const RunArgs& a) {
 }
 
 // output.heatmap: the objective over the two params, others at the best
-// combo's values, read from the results file just written. The results are
-// already written: a failure here is a warning, not a failed run.
-std::string draw_heatmap(const RunConfig& config, const std::string& out) {
+// combo's values, from the run's results (their rows read from the results
+// file just written). The results are already written: a failure here is a
+// warning, not a failed run.
+std::string draw_heatmap(const RunConfig& config, const SweepResults& results, const std::string& out) {
   try {
     HeatmapRequest request;
     request.x = config.output.heatmap.at(0);
     request.y = config.output.heatmap.at(1);
     request.min_trades = config.sweep.objective.min_trades;
-    const auto grid = heatmap_grid(read_results_hdf5(out).results, request);
+    const auto grid = heatmap_grid(results, request);
     const std::string path = companion_path(out, "_heatmap.png");
     plot::write_heatmap_png(grid, path, config.source_path + ": " + grid.metric + " over " + request.x + " x " + request.y);
     return path;
@@ -124,7 +125,7 @@ void run(const RunArgs& a) {
   const std::optional<ValidationResults>& validation = job.validation;
   const std::string& out = job.out;
   const std::string& csv = job.csv;
-  const std::string heatmap = config.output.heatmap.size() == 2 ? draw_heatmap(config, out) : "";
+  const std::string heatmap = config.output.heatmap.size() == 2 ? draw_heatmap(config, outcome.results, out) : "";
 
   const auto& r = outcome.results;
   std::printf("%llu combos on %zu bars x %zu symbols, device %s\n", static_cast<unsigned long long>(r.n_rows()),
