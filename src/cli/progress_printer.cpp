@@ -55,15 +55,8 @@ std::string stage_progress_line(const SweepProgress& p) {
 
 std::function<void(std::size_t, std::size_t)> verification_progress(ProgressPrinter& printer) {
   if (!printer.enabled()) return {};
-  const auto started = std::chrono::steady_clock::now();
-  return [&printer, started](std::size_t done, std::size_t total) {
-    SweepProgress p;
-    p.done = done;
-    p.total = total;
-    p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    p.unit = "candidates";
-    printer.update(stage_progress_line(p), done >= total);
-  };
+  return candidate_progress(
+      [&printer](const SweepProgress& p) { printer.update(stage_progress_line(p), p.done >= p.total); });
 }
 
 }  // namespace kbt::cli

@@ -93,15 +93,7 @@ SweepJobResult run_sweep_job(const RunConfig& config, const BarData& bars, const
     VerifyRequest vr = verify_request_from_config(config);
     if (vr.threads == 0) vr.threads = o.threads;  // the threads bound the whole run
     vr.exchange = exchange;
-    if (o.progress)
-      vr.progress = [&o, started = Clock::now()](std::size_t done, std::size_t total) {
-        SweepProgress p;
-        p.done = done;
-        p.total = total;
-        p.seconds = std::chrono::duration<double>(Clock::now() - started).count();
-        p.unit = "candidates";
-        o.progress(p);
-      };
+    if (o.progress) vr.progress = candidate_progress(o.progress);
     for (const auto& [k, v] : outcome.profile.text)
       if (k == "precision") vr.sweep_precision = v;
     job.verification = verify_candidates(config, bars, outcome.results, vr);

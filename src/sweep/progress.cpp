@@ -3,6 +3,7 @@
 #include <kbt/sweep/progress.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -48,6 +49,18 @@ std::string format_progress_line(const SweepProgress& p) {
     line += ", -- " + p.unit + "/s, ETA --";
   }
   return line;
+}
+
+std::function<void(std::size_t, std::size_t)> candidate_progress(std::function<void(const SweepProgress&)> report) {
+  const auto started = std::chrono::steady_clock::now();
+  return [report = std::move(report), started](std::size_t done, std::size_t total) {
+    SweepProgress p;
+    p.done = done;
+    p.total = total;
+    p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    p.unit = "candidates";
+    report(p);
+  };
 }
 
 }  // namespace kbt

@@ -2,7 +2,9 @@
 // The progress of a sweep, and its one-line rendering on a terminal
 // (docs/sweep.md "Checkpoint chunks and the progress line").
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace kbt {
@@ -19,6 +21,11 @@ struct SweepProgress {
 // the combos this process simulated; without any yet (or no elapsed time) the
 // rate and ETA read "--". No newline, no carriage return.
 std::string format_progress_line(const SweepProgress& progress);
+
+// The (done, total) callback of the verification stage (VerifyRequest::
+// progress) as SweepProgress for `report`: unit "candidates", seconds since
+// this call.
+std::function<void(std::size_t, std::size_t)> candidate_progress(std::function<void(const SweepProgress&)> report);
 
 // "7s", "2m05s", "3h07m", "--" for a negative or non-finite duration.
 std::string format_duration(double seconds);
