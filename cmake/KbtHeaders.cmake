@@ -31,6 +31,7 @@ set(KBT_HEADERS
   kbt/kernels/detail/fold_inputs.hpp
   kbt/kernels/detail/fold_task.hpp
   kbt/kernels/detail/per_bar_fold.hpp
+  kbt/kernels/detail/shared_start_sums.hpp
   kbt/kernels/detail/recursive_fold.hpp
   kbt/kernels/detail/recursive_ops.hpp
   kbt/kernels/detail/rolling_extremum.hpp

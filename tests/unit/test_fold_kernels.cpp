@@ -108,6 +108,25 @@ TYPED_TEST(FoldKernels, EveryOpMatchesTheDefinitionBitForBit) {
   EXPECT_FALSE(std::isnan(run.at(0, 0, 100)));
 }
 
+// Many windows of one input share their running sums (shared_start_sums.hpp):
+// a contiguous grid, a stepped grid reaching past the last bar, sums and means
+// of the same windows, two inputs (two groups), a row length that is not a
+// multiple of the host chunk, symbols with leading and inner gaps.
+TYPED_TEST(FoldKernels, SumsOfManyWindowsMatchTheDefinitionBitForBit) {
+  using S = TypeParam;
+  const Series3 d = make_sample(20261204, 3, 437, 0.02);
+  std::vector<FoldRequest> requests;
+  for (int w = 1; w <= 33; ++w) requests.push_back({FoldOp::rolling_mean, kClose, w});
+  for (int w = 20; w <= 500; w += 5) requests.push_back({FoldOp::rolling_mean, kClose, w});
+  for (int w = 3; w <= 60; w += 7) requests.push_back({FoldOp::rolling_sum, kClose, w});
+  for (int w : {1, 2, 9, 436, 437, 438}) requests.push_back({FoldOp::rolling_sum, kVolume, w});
+  const auto run = run_fold<S>(d, requests);
+  EXPECT_EQ(count_mismatches(run, d), 0);
+  int finite = 0;
+  for (double v : run.values) finite += std::isfinite(v) ? 1 : 0;
+  EXPECT_GT(finite, 20000) << "the grid must produce values past warm-up";
+}
+
 TYPED_TEST(FoldKernels, SeededPropertyRandomWindowsAndGaps) {
   using S = TypeParam;
   std::mt19937_64 rng(7);

@@ -3,8 +3,9 @@
 // a sweep needs is computed once, for every symbol and bar, into one device
 // View [n_series][n_sym][n_bars] that the sweep kernels read. The View is
 // allocated once, in the constructor; compute() may run again on new inputs of
-// the same shape. One compute() is at most three kernel launches on one
-// execution-space instance (per-bar ops, rolling min/max, recursive ops).
+// the same shape. One compute() is at most four kernel launches on one
+// execution-space instance (sums sharing their start, other per-bar ops,
+// rolling min/max, recursive ops).
 //
 //   kbt::kernels::FoldHoister<Kokkos::DefaultExecutionSpace, double> hoist(
 //       {{FoldOp::rolling_mean, close, 20}, {FoldOp::rolling_std, close, 20}},
@@ -15,6 +16,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -28,14 +30,17 @@
 #include <kbt/kernels/detail/per_bar_fold.hpp>
 #include <kbt/kernels/detail/recursive_fold.hpp>
 #include <kbt/kernels/detail/rolling_extremum.hpp>
+#include <kbt/kernels/detail/shared_start_sums.hpp>
 
 namespace kbt::kernels {
 
 // Which functor computes an op.
-enum class FoldFamily { per_bar, extremum, recursive };
+enum class FoldFamily { shared_start_sum, per_bar, extremum, recursive };
 
 inline FoldFamily family_of(FoldOp op) {
   switch (op) {
+    case FoldOp::rolling_sum:
+    case FoldOp::rolling_mean: return FoldFamily::shared_start_sum;
     case FoldOp::rolling_min:
     case FoldOp::rolling_max: return FoldFamily::extremum;
     case FoldOp::ema:
@@ -89,7 +94,7 @@ class FoldHoister {
       : n_inputs_(n_inputs), n_sym_(n_symbols), n_bars_(n_bars) {
     if (n_inputs < 0 || n_symbols < 0 || n_bars < 0)
       throw Error(ErrorCategory::internal, "FoldHoister: negative extent");
-    std::vector<FoldTask> per_bar, extremum, recursive;
+    std::vector<FoldTask> sums, per_bar, extremum, recursive;
     for (const FoldRequest& r : requests) {
       validate_fold_request(r, n_inputs);
       if (find(r) >= 0) continue;
@@ -98,6 +103,7 @@ class FoldHoister {
       distinct_.push_back(r);
       const FoldTask task{r.op, r.input, r.window, r.high, r.low, index};
       switch (family_of(r.op)) {
+        case FoldFamily::shared_start_sum: sums.push_back(task); break;
         case FoldFamily::per_bar: per_bar.push_back(task); break;
         case FoldFamily::extremum: extremum.push_back(task); break;
         case FoldFamily::recursive: recursive.push_back(task); break;
@@ -113,6 +119,16 @@ class FoldHoister {
       series_ = Kokkos::View<Real***, Kokkos::LayoutRight, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
           storage, distinct_.size(), n_sym_, n_bars_);
     }
+    // Sums: one group per input, windows ascending (shared_start_sums.hpp).
+    std::stable_sort(sums.begin(), sums.end(), [](const FoldTask& a, const FoldTask& b) {
+      return a.input != b.input ? a.input < b.input : a.window < b.window;
+    });
+    std::vector<std::int64_t> sum_groups;
+    for (std::size_t k = 0; k < sums.size(); ++k)
+      if (k == 0 || sums[k].input != sums[k - 1].input) sum_groups.push_back(static_cast<std::int64_t>(k));
+    if (!sums.empty()) sum_groups.push_back(static_cast<std::int64_t>(sums.size()));
+    sums_ = upload(sums, "kbt::fold_tasks_sums");
+    sum_groups_ = upload_offsets(sum_groups, "kbt::fold_sum_groups");
     per_bar_ = upload(per_bar, "kbt::fold_tasks_per_bar");
     extremum_ = upload(extremum, "kbt::fold_tasks_extremum");
     recursive_ = upload(recursive, "kbt::fold_tasks_recursive");
@@ -122,12 +138,7 @@ class FoldHoister {
     for (std::size_t k = 0; k < extremum.size(); ++k)
       offsets[k + 1] = offsets[k] + n_sym_ * extremum_blocks(n_bars_, extremum[k].window);
     extremum_items_ = offsets.back();
-    Kokkos::View<std::int64_t*, memory_space> dev(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "kbt::fold_extremum_offsets"), offsets.size());
-    Kokkos::deep_copy(dev, Kokkos::View<const std::int64_t*, Kokkos::HostSpace,
-                                        Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                               offsets.data(), offsets.size()));
-    extremum_offsets_ = dev;
+    extremum_offsets_ = upload_offsets(offsets, "kbt::fold_extremum_offsets");
   }
 
   // Computes every hoisted series from `inputs` ([>= n_inputs][n_sym][n_bars],
@@ -142,6 +153,10 @@ class FoldHoister {
                       "], expected [" + std::to_string(n_inputs_) + "][" + std::to_string(n_sym_) +
                       "][" + std::to_string(n_bars_) + "]");
     using policy = typename views::range_policy;
+    if (sums_.extent(0) > 0 && n_sym_ > 0 && n_bars_ > 0) {
+      SharedStartSumFold<ExecSpace, Real> f{inputs, series_, sums_, sum_groups_, n_sym_, n_bars_};
+      Kokkos::parallel_for("kbt::fold::shared_start_sums", policy(exec, 0, f.size()), f);
+    }
     if (per_bar_.extent(0) > 0 && n_sym_ > 0 && n_bars_ > 0) {
       PerBarFold<ExecSpace, Real> f{inputs, series_, per_bar_, n_sym_, n_bars_};
       Kokkos::parallel_for("kbt::fold::per_bar", policy(exec, 0, f.size()), f);
@@ -174,9 +189,9 @@ class FoldHoister {
 
   std::size_t n_series() const { return distinct_.size(); }
   std::size_t bytes() const { return series_.span() * sizeof(Real); }
-  // Kernel launches one compute() makes (0..3).
+  // Kernel launches one compute() makes (0..4).
   int launches() const {
-    return (per_bar_.extent(0) > 0) + (extremum_.extent(0) > 0) + (recursive_.extent(0) > 0);
+    return (sums_.extent(0) > 0) + (per_bar_.extent(0) > 0) + (extremum_.extent(0) > 0) + (recursive_.extent(0) > 0);
   }
 
  private:
@@ -197,6 +212,13 @@ class FoldHoister {
                                                                                   tasks.size()));
     return dev;
   }
+  typename views::offset_view upload_offsets(const std::vector<std::int64_t>& offsets, const char* label) const {
+    Kokkos::View<std::int64_t*, memory_space> dev(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
+                                                  offsets.size());
+    Kokkos::deep_copy(dev, Kokkos::View<const std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                               offsets.data(), offsets.size()));
+    return dev;
+  }
 
   int n_inputs_;
   int n_sym_;
@@ -204,6 +226,8 @@ class FoldHoister {
   std::vector<FoldRequest> distinct_;
   std::map<Key, int> index_;
   series_view series_;
+  typename views::task_view sums_;
+  typename views::offset_view sum_groups_;
   typename views::task_view per_bar_;
   typename views::task_view extremum_;
   typename views::task_view recursive_;

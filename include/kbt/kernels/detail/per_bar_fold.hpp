@@ -1,7 +1,7 @@
 #pragma once
 // Functor for the ops whose every output is an independent function of a
-// window of inputs: rolling_sum, rolling_mean, rolling_std, zscore, roc, lag,
-// lead.
+// window of inputs: rolling_std, zscore, roc, lag, lead (rolling_sum and
+// rolling_mean share their sums across windows: shared_start_sums.hpp).
 // Parallel over (task, symbol, chunk of bars). Each output is computed by the
 // plain definition (window_ops.hpp), O(w) per bar.
 //
@@ -60,8 +60,6 @@ struct PerBarFold {
 
   KOKKOS_INLINE_FUNCTION static Real one_bar(const FoldTask& task, const Real* row, int t, int n) {
     switch (task.op) {
-      case FoldOp::rolling_sum: return rolling_sum_at(row, t, task.window);
-      case FoldOp::rolling_mean: return rolling_mean_at(row, t, task.window);
       case FoldOp::rolling_std: return rolling_std_at(row, t, task.window);
       case FoldOp::zscore: return zscore_at(row, t, task.window);
       case FoldOp::roc: return roc_at(row, t, task.window);
@@ -72,7 +70,7 @@ struct PerBarFold {
     }
   }
 
-  // The bars t0 .. t0 + chunk - 1, all past warm-up, of a windowed-sum op:
+  // The bars t0 .. t0 + chunk - 1, all past warm-up, of rolling_std or zscore:
   // the same sums as window_sum / window_variance, one accumulator per bar.
   KOKKOS_INLINE_FUNCTION static void full_chunk(const FoldTask& task, const Real* row, int t0,
                                                 Real* out) {
@@ -82,16 +80,8 @@ struct PerBarFold {
     KBT_UNROLL_CHUNK for (int j = 0; j < chunk; ++j) acc[j] = base[j];
     for (int k = 1; k < w; ++k)
       KBT_UNROLL_CHUNK for (int j = 0; j < chunk; ++j) acc[j] += base[k + j];
-    if (task.op == FoldOp::rolling_sum) {
-      KBT_UNROLL_CHUNK for (int j = 0; j < chunk; ++j) out[j] = acc[j];
-      return;
-    }
     Real mean[chunk];
     KBT_UNROLL_CHUNK for (int j = 0; j < chunk; ++j) mean[j] = acc[j] / static_cast<Real>(w);
-    if (task.op == FoldOp::rolling_mean) {
-      KBT_UNROLL_CHUNK for (int j = 0; j < chunk; ++j) out[j] = mean[j];
-      return;
-    }
     KBT_UNROLL_CHUNK for (int j = 0; j < chunk; ++j) {
       const Real d = base[j] - mean[j];
       acc[j] = d * d;
@@ -117,8 +107,7 @@ struct PerBarFold {
     const FoldTask task = tasks(k);
     const Real* row = &inputs(task.input, s, 0);
     Real* out = &series(task.series, s, 0);
-    const bool windowed = task.op == FoldOp::rolling_sum || task.op == FoldOp::rolling_mean ||
-                          task.op == FoldOp::rolling_std || task.op == FoldOp::zscore;
+    const bool windowed = task.op == FoldOp::rolling_std || task.op == FoldOp::zscore;
     if (chunk > 1 && windowed && t0 >= task.window - 1 && t0 + chunk <= n_bars) {
       full_chunk(task, row, t0, out + t0);
       return;
