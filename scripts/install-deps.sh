@@ -8,7 +8,7 @@ packages=(
   libhdf5-dev hdf5-tools libyaml-cpp-dev libcli11-dev libcsv-dev libhowardhinnant-date-dev tzdata
   libgtest-dev libgmock-dev libbenchmark-dev
   gnuplot-nox
-  libopenmpi-dev openmpi-bin   # mpirun kbt run (docs/mpi.md)
+  libopenmpi-dev openmpi-bin python3-mpi4py   # mpirun kbt run, kbt.run(comm=...) (docs/mpi.md)
   python3-dev pybind11-dev python3-numpy python3-pandas python3-yaml python3-matplotlib python3-pytest python3-h5py python3-venv python3-pip   # import kbt (docs/python.md)
   clang libclang-rt-dev   # scripts/fuzz.sh: libFuzzer, ASan, UBSan runtimes
 )

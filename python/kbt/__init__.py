@@ -17,9 +17,11 @@ from .results import Results, Validation, WalkForward
 
 Error = _kbt.Error
 version = _kbt.version
+mpi_compiled_in = _kbt.mpi_compiled_in  # kbt.run(comm=...) works (docs/python.md "Under MPI")
 
 __all__ = ["run", "backtest", "eval", "simulate", "label", "Results", "Validation", "WalkForward", "Backtest",
-           "Simulation", "Labels", "Error", "devices", "metric_names", "version"]
+           "Simulation", "Labels", "Error", "devices", "metric_names", "version",
+           "mpi_compiled_in"]
 
 
 def devices():
@@ -37,7 +39,7 @@ def _data_argument(data):
     return bars if path is None else path
 
 
-def run(config, data=None, device="auto", threads=0, progress=None, out=None, resume=False, **overrides):
+def run(config, data=None, device="auto", threads=0, progress=None, out=None, resume=False, comm=None, **overrides):
     """Runs the sweep job of `config` (a YAML path, YAML text or a dict) on
     `data` (None: the config's data file; a path; a DataFrame with a
     DatetimeIndex and open/high/low/close/volume columns; or {symbol:
@@ -53,15 +55,26 @@ def run(config, data=None, device="auto", threads=0, progress=None, out=None, re
     config: `sweep={"top_k": 5}` or `sweep__top_k=5`. Returns Results;
     warnings (a device fallback, a calibration that prefers another device)
     go through Python's warnings module. Errors raise kbt.Error(message,
-    category)."""
+    category).
+
+    `comm`: an MPI communicator (mpi4py's, e.g. MPI.COMM_WORLD) whose ranks
+    all call run() with the same arguments: they share the sweep as `mpirun
+    kbt run` does (docs/mpi.md), rank 0 returns the Results (and writes
+    `out`), every other rank returns None."""
     text, source, base = _inputs.config_text(config, overrides)
+    handle_of_comm = None
+    if comm is not None:
+        handle_of_comm = int(comm.py2f()) if hasattr(comm, "py2f") else int(comm)
     callback, close = _inputs.progress_callback(progress)
     target = "" if out is None else os.path.abspath(os.fspath(out))
     try:
-        handle = _kbt.run(text, source, base, _data_argument(data), device, threads, callback, target, bool(resume))
+        handle = _kbt.run(text, source, base, _data_argument(data), device, threads, callback, target, bool(resume),
+                          handle_of_comm)
     finally:
         if close is not None:
             close()
+    if not handle.root:
+        return None
     results = Results(handle)
     for message in results.warnings:
         warnings.warn("kbt: " + message, RuntimeWarning, stacklevel=2)

@@ -53,4 +53,5 @@ PYBIND11_MODULE(_kbt, m) {
         return names;
       }, "The metrics that count something: whole numbers, int64 in results files");
   m.attr("version") = kbt::version_string;
+  m.attr("mpi_compiled_in") = kbt::mpi_compiled_in;
 }

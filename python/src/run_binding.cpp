@@ -9,6 +9,7 @@
 #include <pybind11/stl.h>
 
 #include <kbt/core/error.hpp>
+#include <kbt/core/version.hpp>
 #include <kbt/job/sweep_job.hpp>
 #include <kbt/metrics/metric_set.hpp>
 #include <kbt/metrics/metrics.hpp>
@@ -18,9 +19,15 @@
 #include <kbt/validation/validation.hpp>
 #include <kbt/verify/verify.hpp>
 
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
+
+#if KBT_HAVE_MPI
+#include <kbt/mpi/mpi_exchange.hpp>
+#endif
 
 #include "arrays.hpp"
 #include "bindings.hpp"
@@ -29,11 +36,13 @@
 namespace kbt::python {
 namespace {
 
-// A finished sweep job; the arrays of its rows keep it alive.
+// A finished sweep job; the arrays of its rows keep it alive. Under MPI only
+// the root's holds the outputs.
 struct RunHandle {
   RunConfig config;
   SweepJobResult job;
   std::vector<std::string> warnings;
+  bool root = true;
   const SweepResults& results() const { return job.sweep.results; }
 };
 
@@ -264,14 +273,51 @@ void to_hdf5(const RunHandle& h, const std::string& path) {
                      job.verification ? &*job.verification : nullptr, job.validation ? &*job.validation : nullptr);
 }
 
+#if KBT_HAVE_MPI
+// The communicator behind a Fortran handle (mpi4py's Comm.py2f()), duplicated
+// by the exchange; MPI must be initialised by the caller (mpi4py does so on
+// import).
+std::unique_ptr<ChunkExchange> exchange_for(const py::object& comm) {
+  int initialised = 0, finalised = 0;
+  MPI_Initialized(&initialised);
+  MPI_Finalized(&finalised);
+  if (!initialised || finalised)
+    throw Error(ErrorCategory::unsupported, "kbt.run(comm=...): MPI is not initialised; import mpi4py first "
+                                      "(from mpi4py import MPI) and pass MPI.COMM_WORLD or a communicator made from it");
+  const MPI_Comm c = MPI_Comm_f2c(static_cast<MPI_Fint>(comm.cast<long long>()));
+  return std::make_unique<MpiExchange>(c);
+}
+#endif
+
+// Under MPI, a failure the other ranks cannot see (this rank's own, after the
+// last agreement point) would leave them waiting: as `mpirun kbt run`, the
+// rank names itself and stops the communicator.
+[[noreturn]] void abort_shared_run(ChunkExchange& exchange, const std::string& what) {
+  std::fprintf(stderr, "kbt: rank %d of %d failed: %s\n", exchange.rank(), exchange.size(), what.c_str());
+  std::fflush(stderr);
+  exchange.abort(1);
+  std::abort();  // not reached: abort() stops every rank
+}
+
 // run(yaml_text, source_name, base_dir, data, device, threads, progress, out,
-// resume) -> RunHandle. `progress(done, total, unit)` is called between
+// resume, comm) -> RunHandle. `progress(done, total, unit)` is called between
 // chunks on this thread, where Ctrl-C also stops the run (the pending
 // KeyboardInterrupt propagates; with `out`, the checkpoint stays resumable).
+// `comm`: None, or the Fortran handle of an MPI communicator whose ranks all
+// call run() alike (docs/python.md "Under MPI").
 std::shared_ptr<RunHandle> run(const std::string& yaml_text, const std::string& source_name,
                                const std::string& base_dir, const py::object& data, const std::string& device,
-                               int threads, const py::object& progress, const std::string& out, bool resume) {
+                               int threads, const py::object& progress, const std::string& out, bool resume,
+                               const py::object& comm) {
   ensure_kokkos();
+  std::unique_ptr<ChunkExchange> exchange;
+  if (!comm.is_none()) {
+#if KBT_HAVE_MPI
+    exchange = exchange_for(comm);
+#else
+    throw Error(ErrorCategory::unsupported, "kbt.run(comm=...): this kbt was built without MPI (-DKBT_ENABLE_MPI=ON, docs/mpi.md)");
+#endif
+  }
   ConfigAndBars loaded = config_and_bars(yaml_text, source_name, base_dir, data, Job::sweep);
   auto handle = std::make_shared<RunHandle>();
   handle->config = std::move(loaded.config);
@@ -289,9 +335,22 @@ std::shared_ptr<RunHandle> run(const std::string& yaml_text, const std::string& 
   o.out = out;
   o.resume = resume;
   o.resume_command = "kbt.run(" + source_name + ", out=\"" + out + "\", resume=True)";
-  {
+  o.exchange = exchange.get();
+  handle->root = !exchange || exchange->is_root();
+  if (!exchange) {
     py::gil_scoped_release no_gil;
     handle->job = run_sweep_job(handle->config, loaded.bars, o);
+  } else {
+    try {
+      py::gil_scoped_release no_gil;
+      handle->job = run_sweep_job(handle->config, loaded.bars, o);
+    } catch (const AgreedError&) {
+      throw;  // every rank raises it alike
+    } catch (const py::error_already_set& e) {
+      abort_shared_run(*exchange, e.what());
+    } catch (const std::exception& e) {
+      abort_shared_run(*exchange, e.what());
+    }
   }
   // As `kbt run`: the results are written for diagnosis, the run still fails.
   if (handle->job.verification)
@@ -303,6 +362,7 @@ std::shared_ptr<RunHandle> run(const std::string& yaml_text, const std::string& 
 
 void bind_run(py::module_& m) {
   py::class_<RunHandle, std::shared_ptr<RunHandle>>(m, "RunHandle", "A finished sweep job (kbt.Results wraps it)")
+      .def_readonly("root", &RunHandle::root)
       .def("rows", &rows_of)
       .def("summary", &summary_of)
       .def("verify", &verify_of)
@@ -311,7 +371,7 @@ void bind_run(py::module_& m) {
       .def("to_hdf5", &to_hdf5, py::arg("path"));
   m.def("run", &run, py::arg("yaml_text"), py::arg("source_name"), py::arg("base_dir"), py::arg("data"),
         py::arg("device"), py::arg("threads") = 0, py::arg("progress") = py::none(), py::arg("out") = "",
-        py::arg("resume") = false);
+        py::arg("resume") = false, py::arg("comm") = py::none());
 }
 
 }  // namespace kbt::python

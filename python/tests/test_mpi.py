@@ -1,0 +1,73 @@
+"""kbt.run(comm=...) (docs/python.md "Under MPI"): the ranks of an mpi4py
+communicator share one sweep as `mpirun kbt run` does; rank 0's results file
+equals one process's by bits, every other rank gets None."""
+
+import json
+import os
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+import pytest
+
+import kbt
+from support import SOURCE
+
+CONFIG = os.path.join(SOURCE, "configs", "sma_cross.yaml")
+
+SHARED = """
+import json, sys
+from mpi4py import MPI
+import kbt
+comm = MPI.COMM_WORLD
+r = kbt.run(sys.argv[1], device="serial", out=sys.argv[2], comm=comm, sweep__checkpoint_combos=8)
+line = {"rank": comm.rank, "none": r is None}
+if r is not None:
+    line["rows"] = len(r.metrics)
+    line["ranks"] = r.profile["mpi_ranks"]
+    line["rank_combos"] = [int(n) for n in r.profile["mpi_rank_combos"].split(",")]
+print(json.dumps(line), flush=True)
+"""
+
+
+def datasets(path):
+    """Every dataset of the rows and the top-K, by path."""
+    out = {}
+    with h5py.File(path, "r") as f:
+        for top in ("combo_id", "params", "metrics", "topk"):
+            if isinstance(f[top], h5py.Dataset):
+                out[top] = f[top][()]
+                continue
+            f[top].visititems(lambda name, d, top=top: out.__setitem__(top + "/" + name, d[()])
+                              if isinstance(d, h5py.Dataset) else None)
+    return out
+
+
+def test_the_ranks_of_a_communicator_share_one_sweep(tmp_path):
+    if not kbt.mpi_compiled_in:
+        with pytest.raises(kbt.Error, match="without MPI"):
+            kbt.run(CONFIG, comm=0)
+        return
+    mpiexec = os.environ.get("KBT_MPIEXEC", "").split()
+    assert mpiexec, "ctest sets KBT_MPIEXEC in an MPI build"
+    script = tmp_path / "shared.py"
+    script.write_text(SHARED)
+    env = dict(os.environ, OMPI_MCA_btl_vader_single_copy_mechanism="none", OMP_PROC_BIND="false")
+    done = subprocess.run([*mpiexec, "-n", "2", sys.executable, str(script), CONFIG, str(tmp_path / "shared.h5")],
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    lines = sorted((json.loads(x) for x in done.stdout.splitlines() if x.startswith("{")), key=lambda x: x["rank"])
+    assert [x["rank"] for x in lines] == [0, 1]
+    assert lines[1]["none"] and not lines[0]["none"]
+    assert lines[0]["ranks"] == 2
+    assert min(lines[0]["rank_combos"]) > 0, "both ranks simulated chunks"
+
+    alone = kbt.run(CONFIG, device="serial", out=tmp_path / "alone.h5", sweep__checkpoint_combos=8)
+    assert lines[0]["rows"] == len(alone.metrics) > 0
+    shared, single = datasets(tmp_path / "shared.h5"), datasets(tmp_path / "alone.h5")
+    assert sorted(shared) == sorted(single) and "metrics/sharpe" in shared
+    for name, values in single.items():
+        assert shared[name].dtype == values.dtype, name
+        assert shared[name].tobytes() == values.tobytes(), name
+    assert np.count_nonzero(single["metrics/n_trades"]) > 0
