@@ -16,6 +16,7 @@
 #include <kbt/output/result_rows.hpp>
 #include <kbt/output/results.hpp>
 #include <kbt/report/heatmap_grid.hpp>
+#include <kbt/sweep/chunk_exchange.hpp>
 #include <kbt/validation/validation.hpp>
 #include <kbt/verify/verify.hpp>
 
@@ -318,7 +319,10 @@ std::shared_ptr<RunHandle> run(const std::string& yaml_text, const std::string& 
     throw Error(ErrorCategory::unsupported, "kbt.run(comm=...): this kbt was built without MPI (-DKBT_ENABLE_MPI=ON, docs/mpi.md)");
 #endif
   }
-  ConfigAndBars loaded = config_and_bars(yaml_text, source_name, base_dir, data, Job::sweep);
+  // Under MPI every rank loads alike; a rank that cannot (a file missing on its
+  // node) fails them all, as kbt run does, instead of leaving them waiting.
+  ConfigAndBars loaded;
+  collectively(exchange.get(), [&] { loaded = config_and_bars(yaml_text, source_name, base_dir, data, Job::sweep); });
   auto handle = std::make_shared<RunHandle>();
   handle->config = std::move(loaded.config);
   SweepJobOptions o;

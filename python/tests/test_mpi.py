@@ -55,7 +55,7 @@ def test_the_ranks_of_a_communicator_share_one_sweep(tmp_path):
     script.write_text(SHARED)
     env = dict(os.environ, OMPI_MCA_btl_vader_single_copy_mechanism="none", OMP_PROC_BIND="false")
     done = subprocess.run([*mpiexec, "-n", "2", sys.executable, str(script), CONFIG, str(tmp_path / "shared.h5")],
-                          env=env, capture_output=True, text=True, timeout=600)
+                          env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     lines = sorted((json.loads(x) for x in done.stdout.splitlines() if x.startswith("{")), key=lambda x: x["rank"])
     assert [x["rank"] for x in lines] == [0, 1]
@@ -71,3 +71,35 @@ def test_the_ranks_of_a_communicator_share_one_sweep(tmp_path):
         assert shared[name].dtype == values.dtype, name
         assert shared[name].tobytes() == values.tobytes(), name
     assert np.count_nonzero(single["metrics/n_trades"]) > 0
+
+
+ONE_RANK_FAILS = """
+import json, sys
+from mpi4py import MPI
+import kbt
+comm = MPI.COMM_WORLD
+data = sys.argv[2] if comm.rank == 0 else sys.argv[2] + ".missing"
+try:
+    kbt.run(sys.argv[1], data=data, device="serial", comm=comm)
+    line = {"rank": comm.rank, "error": None}
+except kbt.Error as e:
+    line = {"rank": comm.rank, "error": str(e.args[0]), "category": e.args[1]}
+print(json.dumps(line), flush=True)
+"""
+
+
+def test_input_only_one_rank_cannot_read_fails_every_rank_alike(tmp_path):
+    if not kbt.mpi_compiled_in:
+        return  # without MPI, comm= is refused: the test above
+    script = tmp_path / "fails.py"
+    script.write_text(ONE_RANK_FAILS)
+    env = dict(os.environ, OMPI_MCA_btl_vader_single_copy_mechanism="none", OMP_PROC_BIND="false")
+    data = os.path.join(SOURCE, "data", "sample.h5")
+    done = subprocess.run([*os.environ["KBT_MPIEXEC"].split(), "-n", "2", sys.executable, str(script), CONFIG, data],
+                          env=env, capture_output=True, text=True, timeout=120)  # unagreed, the ranks would wait for each other
+    assert done.returncode == 0, done.stderr
+    lines = sorted((json.loads(x) for x in done.stdout.splitlines() if x.startswith("{")), key=lambda x: x["rank"])
+    assert [x["rank"] for x in lines] == [0, 1]
+    for line in lines:
+        assert line["error"] is not None and line["error"].startswith("rank 1: "), line
+        assert ".missing" in line["error"] and line["category"] == "io", line
