@@ -21,7 +21,9 @@ import json, sys
 from mpi4py import MPI
 import kbt
 comm = MPI.COMM_WORLD
-r = kbt.run(sys.argv[1], device="serial", out=sys.argv[2], comm=comm, sweep__checkpoint_combos=8)
+# The reference engine on one thread: slow enough that both ranks take chunks
+# (a fast sweep may all go to whichever rank starts first).
+r = kbt.run(sys.argv[1], device="reference", threads=1, out=sys.argv[2], comm=comm, sweep__checkpoint_combos=8)
 line = {"rank": comm.rank, "none": r is None}
 if r is not None:
     line["rows"] = len(r.metrics)
@@ -63,7 +65,7 @@ def test_the_ranks_of_a_communicator_share_one_sweep(tmp_path):
     assert lines[0]["ranks"] == 2
     assert min(lines[0]["rank_combos"]) > 0, "both ranks simulated chunks"
 
-    alone = kbt.run(CONFIG, device="serial", out=tmp_path / "alone.h5", sweep__checkpoint_combos=8)
+    alone = kbt.run(CONFIG, device="reference", threads=1, out=tmp_path / "alone.h5", sweep__checkpoint_combos=8)
     assert lines[0]["rows"] == len(alone.metrics) > 0
     shared, single = datasets(tmp_path / "shared.h5"), datasets(tmp_path / "alone.h5")
     assert sorted(shared) == sorted(single) and "metrics/sharpe" in shared
