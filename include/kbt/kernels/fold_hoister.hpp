@@ -25,6 +25,7 @@
 #include <vector>
 
 #include <kbt/core/error.hpp>
+#include <kbt/core/detail/upload.hpp>
 #include <kbt/kernels/fold_request.hpp>
 #include <kbt/kernels/detail/fold_task.hpp>
 #include <kbt/kernels/detail/per_bar_fold.hpp>
@@ -127,18 +128,18 @@ class FoldHoister {
     for (std::size_t k = 0; k < sums.size(); ++k)
       if (k == 0 || sums[k].input != sums[k - 1].input) sum_groups.push_back(static_cast<std::int64_t>(k));
     if (!sums.empty()) sum_groups.push_back(static_cast<std::int64_t>(sums.size()));
-    sums_ = upload(sums, "kbt::fold_tasks_sums");
-    sum_groups_ = upload_offsets(sum_groups, "kbt::fold_sum_groups");
-    per_bar_ = upload(per_bar, "kbt::fold_tasks_per_bar");
-    extremum_ = upload(extremum, "kbt::fold_tasks_extremum");
-    recursive_ = upload(recursive, "kbt::fold_tasks_recursive");
+    sums_ = kbt::detail::upload_1d<FoldTask, memory_space>(sums, "kbt::fold_tasks_sums");
+    sum_groups_ = kbt::detail::upload_1d<std::int64_t, memory_space>(sum_groups, "kbt::fold_sum_groups");
+    per_bar_ = kbt::detail::upload_1d<FoldTask, memory_space>(per_bar, "kbt::fold_tasks_per_bar");
+    extremum_ = kbt::detail::upload_1d<FoldTask, memory_space>(extremum, "kbt::fold_tasks_extremum");
+    recursive_ = kbt::detail::upload_1d<FoldTask, memory_space>(recursive, "kbt::fold_tasks_recursive");
 
     // Rolling min/max work items: n_sym x blocks(window) per task.
     std::vector<std::int64_t> offsets(extremum.size() + 1, 0);
     for (std::size_t k = 0; k < extremum.size(); ++k)
       offsets[k + 1] = offsets[k] + n_sym_ * extremum_blocks(n_bars_, extremum[k].window);
     extremum_items_ = offsets.back();
-    extremum_offsets_ = upload_offsets(offsets, "kbt::fold_extremum_offsets");
+    extremum_offsets_ = kbt::detail::upload_1d<std::int64_t, memory_space>(offsets, "kbt::fold_extremum_offsets");
   }
 
   // Computes every hoisted series from `inputs` ([>= n_inputs][n_sym][n_bars],
@@ -202,22 +203,6 @@ class FoldHoister {
   int find(const FoldRequest& r) const {
     const auto it = index_.find(key(r));
     return it == index_.end() ? -1 : it->second;
-  }
-
-  typename views::task_view upload(const std::vector<FoldTask>& tasks, const char* label) const {
-    Kokkos::View<FoldTask*, memory_space> dev(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
-                                              tasks.size());
-    Kokkos::deep_copy(dev, Kokkos::View<const FoldTask*, Kokkos::HostSpace,
-                                        Kokkos::MemoryTraits<Kokkos::Unmanaged>>(tasks.data(),
-                                                                                  tasks.size()));
-    return dev;
-  }
-  typename views::offset_view upload_offsets(const std::vector<std::int64_t>& offsets, const char* label) const {
-    Kokkos::View<std::int64_t*, memory_space> dev(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
-                                                  offsets.size());
-    Kokkos::deep_copy(dev, Kokkos::View<const std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                               offsets.data(), offsets.size()));
-    return dev;
   }
 
   int n_inputs_;
