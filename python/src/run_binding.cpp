@@ -341,20 +341,14 @@ std::shared_ptr<RunHandle> run(const std::string& yaml_text, const std::string& 
   o.resume_command = "kbt.run(" + source_name + ", out=\"" + out + "\", resume=True)";
   o.exchange = exchange.get();
   handle->root = !exchange || exchange->is_root();
-  if (!exchange) {
+  try {
     py::gil_scoped_release no_gil;
     handle->job = run_sweep_job(handle->config, loaded.bars, o);
-  } else {
-    try {
-      py::gil_scoped_release no_gil;
-      handle->job = run_sweep_job(handle->config, loaded.bars, o);
-    } catch (const AgreedError&) {
-      throw;  // every rank raises it alike
-    } catch (const py::error_already_set& e) {
-      abort_shared_run(*exchange, e.what());
-    } catch (const std::exception& e) {
-      abort_shared_run(*exchange, e.what());
-    }
+  } catch (const AgreedError&) {
+    throw;  // every rank raises it alike
+  } catch (const std::exception& e) {  // kbt::Error, a KeyboardInterrupt from progress (py::error_already_set)
+    if (!exchange) throw;
+    abort_shared_run(*exchange, e.what());
   }
   // As `kbt run`: the results are written for diagnosis, the run still fails.
   if (handle->job.verification)
