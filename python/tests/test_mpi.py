@@ -23,23 +23,32 @@ import kbt
 comm = MPI.COMM_WORLD
 # The reference engine on one thread: slow enough that both ranks take chunks
 # (a fast sweep may all go to whichever rank starts first).
-r = kbt.run(sys.argv[1], device="reference", threads=1, out=sys.argv[2], comm=comm, sweep__checkpoint_combos=8)
+r = kbt.run(sys.argv[2], device="reference", threads=1, out=sys.argv[3], comm=comm, sweep__checkpoint_combos=8)
 line = {"rank": comm.rank, "none": r is None}
 if r is not None:
     line["rows"] = len(r.metrics)
     line["ranks"] = r.profile["mpi_ranks"]
     line["rank_combos"] = [int(n) for n in r.profile["mpi_rank_combos"].split(",")]
-with open(sys.argv[2] + ".rank%d.json" % comm.rank, "w") as f:
+with open(sys.argv[1] + ".rank%d.json" % comm.rank, "w") as f:
     json.dump(line, f)
 """
 
 
-def rank_lines(prefix):
-    """What each of the 2 ranks wrote to <prefix>.rank<N>.json (a file per rank:
-    mpiexec may join the ranks' stdout lines)."""
+def on_two_ranks(tmp_path, script, *args, timeout):
+    """Runs `script` on 2 ranks under mpiexec (argv: the report prefix, then
+    `args`) and returns what each rank wrote to <prefix>.rank<N>.json (a file
+    per rank: mpiexec may join the ranks' stdout lines)."""
+    mpiexec = os.environ.get("KBT_MPIEXEC", "").split()
+    assert mpiexec, "ctest sets KBT_MPIEXEC in an MPI build"
+    path, report = tmp_path / "script.py", tmp_path / "report"
+    path.write_text(script)
+    env = dict(os.environ, OMPI_MCA_btl_vader_single_copy_mechanism="none", OMP_PROC_BIND="false")
+    done = subprocess.run([*mpiexec, "-n", "2", sys.executable, str(path), str(report), *map(str, args)],
+                          env=env, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, done.stderr
     lines = []
     for rank in range(2):
-        with open(f"{prefix}.rank{rank}.json", encoding="utf-8") as f:
+        with open(f"{report}.rank{rank}.json", encoding="utf-8") as f:
             lines.append(json.load(f))
     assert [x["rank"] for x in lines] == [0, 1]
     return lines
@@ -63,15 +72,7 @@ def test_the_ranks_of_a_communicator_share_one_sweep(tmp_path):
         with pytest.raises(kbt.Error, match="without MPI"):
             kbt.run(CONFIG, comm=0)
         return
-    mpiexec = os.environ.get("KBT_MPIEXEC", "").split()
-    assert mpiexec, "ctest sets KBT_MPIEXEC in an MPI build"
-    script = tmp_path / "shared.py"
-    script.write_text(SHARED)
-    env = dict(os.environ, OMPI_MCA_btl_vader_single_copy_mechanism="none", OMP_PROC_BIND="false")
-    done = subprocess.run([*mpiexec, "-n", "2", sys.executable, str(script), CONFIG, str(tmp_path / "shared.h5")],
-                          env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    lines = rank_lines(tmp_path / "shared.h5")
+    lines = on_two_ranks(tmp_path, SHARED, CONFIG, tmp_path / "shared.h5", timeout=300)
     assert lines[1]["none"] and not lines[0]["none"]
     assert lines[0]["ranks"] == 2
     assert min(lines[0]["rank_combos"]) > 0, "both ranks simulated chunks"
@@ -91,13 +92,13 @@ import json, sys
 from mpi4py import MPI
 import kbt
 comm = MPI.COMM_WORLD
-data = sys.argv[2] if comm.rank == 0 else sys.argv[2] + ".missing"
+data = sys.argv[3] if comm.rank == 0 else sys.argv[3] + ".missing"
 try:
-    kbt.run(sys.argv[1], data=data, device="serial", comm=comm)
+    kbt.run(sys.argv[2], data=data, device="serial", comm=comm)
     line = {"rank": comm.rank, "error": None}
 except kbt.Error as e:
     line = {"rank": comm.rank, "error": str(e.args[0]), "category": e.args[1]}
-with open(sys.argv[3] + ".rank%d.json" % comm.rank, "w") as f:
+with open(sys.argv[1] + ".rank%d.json" % comm.rank, "w") as f:
     json.dump(line, f)
 """
 
@@ -105,16 +106,9 @@ with open(sys.argv[3] + ".rank%d.json" % comm.rank, "w") as f:
 def test_input_only_one_rank_cannot_read_fails_every_rank_alike(tmp_path):
     if not kbt.mpi_compiled_in:
         return  # without MPI, comm= is refused: the test above
-    script = tmp_path / "fails.py"
-    script.write_text(ONE_RANK_FAILS)
-    env = dict(os.environ, OMPI_MCA_btl_vader_single_copy_mechanism="none", OMP_PROC_BIND="false")
     data = os.path.join(SOURCE, "data", "sample.h5")
-    report = tmp_path / "fails"
-    done = subprocess.run([*os.environ["KBT_MPIEXEC"].split(), "-n", "2", sys.executable, str(script), CONFIG, data,
-                           str(report)],
-                          env=env, capture_output=True, text=True, timeout=120)  # unagreed, the ranks would wait for each other
-    assert done.returncode == 0, done.stderr
-    lines = rank_lines(report)
+    # Unagreed, the ranks would wait for each other: the timeout fails the test.
+    lines = on_two_ranks(tmp_path, ONE_RANK_FAILS, CONFIG, data, timeout=120)
     for line in lines:
         assert line["error"] is not None and line["error"].startswith("rank 1: "), line
         assert ".missing" in line["error"] and line["category"] == "io", line
