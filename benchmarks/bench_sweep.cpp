@@ -72,7 +72,7 @@ std::unique_ptr<Setup> make_setup(std::size_t n_bars, std::size_t combos) {
   using Host = Kokkos::DefaultHostExecutionSpace;
   const std::size_t rows = s->plan.n_hoisted_series();
   kbt::HoistedRows<Host, double> hoisted(Host(), s->plan, rows);
-  hoisted.compute(kbt::HoistTiling(s->plan, rows).tile(0));
+  hoisted.compute_all(kbt::HoistTiling(s->plan, rows).tile(0));
   s->sma.resize(s->plan.hoisted_regs.size());
   for (std::size_t h = 0; h < s->sma.size(); ++h)
     for (std::size_t i = 0; i < s->plan.hoisted_windows[h].size(); ++i) {

@@ -84,6 +84,7 @@ class KernelEngine final : public SweepEngine {
     out.phases.top_k = k.seconds_topk;
     out.phases.download = k.seconds_download;
     out.phases.hoist_tiles_computed = k.hoist_tiles;
+    out.phases.hoisted_series_computed = k.hoisted_series;
     out.phases.kernel_bytes = k.kernel_bytes;
     out.phases.passes = 1;
     return out;

@@ -56,7 +56,7 @@ std::shared_ptr<Checkpoint> open_checkpoint(const RunConfig& config, const Sweep
 }
 
 // The processes of a shared sweep in the root's profile: how many, and each
-// one's combos, seconds and device (docs/mpi.md "Profile").
+// one's combos, seconds, device and hoisted series computed (docs/mpi.md "Profile").
 constexpr const char* kDevices[] = {"reference", "serial", "openmp", "cuda"};
 
 void record_ranks(ChunkExchange& exchange, const DriverResult& driven, std::size_t to_simulate, double seconds,
@@ -67,11 +67,13 @@ void record_ranks(ChunkExchange& exchange, const DriverResult& driven, std::size
   const std::vector<double> combos = exchange.gather(static_cast<double>(driven.combos));
   const std::vector<double> times = exchange.gather(seconds);
   const std::vector<double> devices = exchange.gather(static_cast<double>(code));
+  const std::vector<double> series = exchange.gather(static_cast<double>(driven.phases.hoisted_series_computed));
   if (!exchange.is_root()) return;
-  std::string per_rank_combos, per_rank_seconds, per_rank_devices;
+  std::string per_rank_combos, per_rank_seconds, per_rank_devices, per_rank_series;
   for (std::size_t k = 0; k < combos.size(); ++k) {
     const char* sep = k ? "," : "";
     per_rank_combos += sep + std::to_string(static_cast<long long>(combos[k]));
+    per_rank_series += sep + std::to_string(static_cast<long long>(series[k]));
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3f", times[k]);
     per_rank_seconds += sep + std::string(buf);
@@ -81,6 +83,7 @@ void record_ranks(ChunkExchange& exchange, const DriverResult& driven, std::size
   profile.set("mpi_rank_combos", per_rank_combos);
   profile.set("mpi_rank_seconds", per_rank_seconds);
   profile.set("mpi_rank_devices", per_rank_devices);
+  profile.set("mpi_rank_hoisted_series", per_rank_series);  // 0 on the reference engine, which hoists nothing
   profile.set("mpi_combos_shared", static_cast<double>(to_simulate));
 }
 
@@ -249,6 +252,7 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
     prof.set("seconds_kernel", driven.phases.kernel);
     prof.set("seconds_fold_kernels", driven.phases.fold_kernels);
     prof.set("hoist_tiles_computed", static_cast<double>(driven.phases.hoist_tiles_computed));
+    prof.set("hoisted_series_computed", static_cast<double>(driven.phases.hoisted_series_computed));
     prof.set("seconds_topk_device", driven.phases.top_k);
     prof.set("seconds_download", driven.phases.download);
     prof.set("kernel_memory_bytes", static_cast<double>(driven.phases.kernel_bytes));

@@ -59,6 +59,7 @@ void add_phases(EnginePhases& sum, const EnginePhases& chunk) {
   sum.upload += chunk.upload, sum.fold_kernels += chunk.fold_kernels, sum.kernel += chunk.kernel;
   sum.top_k += chunk.top_k, sum.download += chunk.download;
   sum.hoist_tiles_computed += chunk.hoist_tiles_computed;
+  sum.hoisted_series_computed += chunk.hoisted_series_computed;
   sum.kernel_bytes = std::max(sum.kernel_bytes, chunk.kernel_bytes);
 }
 

@@ -25,6 +25,7 @@ namespace kbt {
 struct EnginePhases {
   double upload = 0, fold_kernels = 0, kernel = 0, top_k = 0, download = 0;
   std::size_t hoist_tiles_computed = 0;
+  std::size_t hoisted_series_computed = 0;  // the windows its combos use, computed (not already resident)
   // Passes of the sweep kernel over the combos' bars (kernel engines: one per
   // call, whatever the number of windows; the reference engine: 0).
   std::size_t passes = 0;

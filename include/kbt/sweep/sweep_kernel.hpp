@@ -50,7 +50,8 @@ struct KernelSweepOutput {
   double seconds_topk = 0;      // top-K selection on the space
   double seconds_download = 0;  // metrics and top-K rows to the host
   std::size_t kernel_bytes = 0; // every View of the kernel and its series after this call
-  std::size_t hoist_tiles = 0;  // tiles of windows this call computed
+  std::size_t hoist_tiles = 0;  // tiles of windows this call started
+  std::size_t hoisted_series = 0;  // series it computed: the windows its combos use that were not resident
 };
 
 // A sweep kernel set up once for a run — program, data, fold inputs uploaded,
@@ -263,7 +264,8 @@ class KernelSweeper final : public KernelSweepRunner {
   Kokkos::View<Real**, memory_space> evaluate_on_space(const std::vector<double>& params, int reg) {
     const std::size_t n_h = plan_.hoisted_regs.size();
     std::vector<std::size_t> window_index(n_h);
-    use_tile(n_h == 0 ? 0 : tiling_->tile_of(params.data(), window_index.data()));
+    const std::size_t only = 0;
+    hoist(n_h == 0 ? 0 : tiling_->tile_of(params.data(), window_index.data()), window_index.data(), &only, 1, nullptr);
     std::vector<int> rows;
     append_rows(window_index.data(), rows);
     KernelSweepOptions one = options_;
@@ -320,7 +322,7 @@ class KernelSweeper final : public KernelSweepRunner {
       std::size_t g1 = g0;
       while (g1 < n && tile[order[g1]] == tile[order[g0]]) ++g1;
       auto t = Clock::now();
-      if (use_tile(tile[order[g0]]) && phases) ++phases->hoist_tiles;
+      hoist(tile[order[g0]], window_index.data(), order.data() + g0, g1 - g0, phases);
       if (phases) phases->seconds_hoist += since(t);
       t = Clock::now();
       std::vector<double> params;
@@ -346,13 +348,27 @@ class KernelSweeper final : public KernelSweepRunner {
     return n;
   }
 
-  // Makes tile `t`'s series resident (fenced); true when they had to be computed.
-  bool use_tile(std::size_t t) {
-    if (computed_ && current_tile_ == t) return false;
-    hoisted_.compute(tiling_->tile(t));
-    current_tile_ = t;
-    computed_ = true;
-    return true;
+  // Makes resident (fenced), in tile `t`, the windows that `n` combos use: combo
+  // combos[j]'s window indices are window_index[combos[j] * n_h + h]. Only
+  // series not resident yet are computed; a new tile starts from none.
+  void hoist(std::size_t t, const std::size_t* window_index, const std::size_t* combos, std::size_t n,
+             KernelSweepOutput* phases) {
+    const std::size_t n_h = plan_.hoisted_regs.size();
+    if (!computed_ || current_tile_ != t) {
+      hoisted_.start(tiling_->tile(t));
+      current_tile_ = t;
+      computed_ = true;
+      if (phases) ++phases->hoist_tiles;
+    }
+    std::vector<std::vector<std::size_t>> needed(n_h);
+    for (std::size_t j = 0; j < n; ++j)
+      for (std::size_t h = 0; h < n_h; ++h) needed[h].push_back(window_index[combos[j] * n_h + h]);
+    for (auto& windows : needed) {
+      std::sort(windows.begin(), windows.end());
+      windows.erase(std::unique(windows.begin(), windows.end()), windows.end());
+    }
+    const std::size_t series = hoisted_.compute(needed);
+    if (phases) phases->hoisted_series += series;
   }
   // A combo's rows of the resident tile, from its window indices (one per hoisted register).
   void append_rows(const std::size_t* window_index, std::vector<int>& rows) const {

@@ -3,9 +3,10 @@
 // execution space, straight into the View the sweep kernel reads (docs/kernels.md, docs/sweep.md).
 //
 // Set up once per run: the fold stages' inputs are uploaded and the row View
-// [max_rows][n_symbols * n_bars] is allocated. compute(tile) then fills the rows
-// of one tile of windows (hoist_tiling.hpp), reusing that memory for every tile:
-// nothing is allocated per combo, per bar or per chunk.
+// [max_rows][n_symbols * n_bars] is allocated. start(tile) begins a tile of
+// windows (hoist_tiling.hpp) in that memory, and compute(needed) fills rows with
+// the windows a run's combos use that are not resident yet: nothing is
+// allocated per combo, per bar or per chunk.
 //
 // Where a stage's series have the kernel's layout already (a host memory
 // space, fp64, the base timeframe), the fold kernels write into the row View
@@ -20,10 +21,13 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <type_traits>
+#include <tuple>
 #include <vector>
 
 namespace kbt {
@@ -84,62 +88,65 @@ class HoistedRows {
     }
   }
 
-  // Computes the series of `tile` and fences. Afterwards row(h, i) is the row of
-  // hoisted register h's i-th window value (i in [tile.begin[h], tile.end[h])).
-  void compute(const HoistTile& tile) {
-    const SweepPlan& plan = *plan_;
-    const std::size_t n_h = plan.hoisted_regs.size();
+  // Starts tile `tile`: none of its series is resident; its rows reuse the
+  // memory of the previous tile's.
+  void start(const HoistTile& tile) {
     if (tile.rows() > rows_.extent(0))
       throw Error(ErrorCategory::internal, "hoisted tile of " + std::to_string(tile.rows()) + " rows, room for " +
                                                std::to_string(rows_.extent(0)));
     tile_ = tile;
-    row_.assign(n_h, {});
-    std::size_t offset = 0;
+    row_.assign(plan_->hoisted_regs.size(), {});
+    for (std::size_t h = 0; h < row_.size(); ++h) row_[h].assign(tile.end[h] - tile.begin[h], -1);
+    resident_.assign(plan_->fold_stages.size(), {});
+    used_ = 0;
+  }
+
+  // Starts `tile` and computes all of its windows (fenced).
+  std::size_t compute_all(const HoistTile& tile) {
+    start(tile);
+    std::vector<std::vector<std::size_t>> every(tile.begin.size());
+    for (std::size_t h = 0; h < every.size(); ++h)
+      for (std::size_t i = tile.begin[h]; i < tile.end[h]; ++i) every[h].push_back(i);
+    return compute(every);
+  }
+
+  // Computes the series of the started tile's windows `needed[h]` (indices
+  // into SweepPlan::hoisted_windows[h], within the tile) that are not resident
+  // yet, and fences: a run hoists only the windows its combos use (docs/sweep.md
+  // "Only the windows a run uses"). Returns how many series it computed.
+  std::size_t compute(const std::vector<std::vector<std::size_t>>& needed) {
+    const SweepPlan& plan = *plan_;
+    const std::size_t n_h = plan.hoisted_regs.size();
+    std::size_t computed = 0;
     for (std::size_t s = 0; s < plan.fold_stages.size(); ++s) {
-      const auto& st = plan.fold_stages[s];
+      // The stage's missing requests; a request two registers share is one series.
       std::vector<kernels::FoldRequest> requests;
-      for (std::size_t h = 0; h < n_h; ++h)
-        if (plan.hoisted_stage[h] == static_cast<std::int32_t>(s))
-          for (std::size_t i = tile.begin[h]; i < tile.end[h]; ++i) requests.push_back(plan.hoisted_requests[h][i]);
-      if (requests.empty()) continue;
-      const int n_sym = static_cast<int>(plan.n_symbols), nb = static_cast<int>(st.n_bars);
-      const bool in_place = writes_rows_in_place && st.n_bars == plan.n_bars;
-      double* storage = nullptr;
-      std::size_t capacity = 0;
-      if (in_place) {
-        storage = reinterpret_cast<double*>(rows_.data()) + offset * rows_.extent(1);
-        capacity = rows_.extent(0) - offset;
-      } else {
-        const std::size_t need = requests.size() * plan.n_symbols * st.n_bars;
-        if (staging_.extent(0) < need)
-          staging_ = Kokkos::View<double*, memory_space>(
-              Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kbt::hoisted_staging")), need);
-        storage = staging_.data();
-        capacity = requests.size();
-      }
-      kernels::FoldHoister<ExecSpace, double> hoister(requests, static_cast<int>(st.inputs.size()), n_sym, nb,
-                                                      storage, capacity);
-      hoister.compute(exec_, inputs_[s]);  // fences
-      if (!in_place) {
-        detail::CopyFoldRows<ExecSpace, Real> copy{hoister.series(), rows_, static_cast<std::int64_t>(offset), n_sym,
-                                                   nb};
-        const auto n = static_cast<std::int64_t>(hoister.n_series()) * n_sym * nb;
-        Kokkos::parallel_for("kbt::hoisted::copy_rows",
-                             Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec_, 0, n), copy);
-      }
+      const auto row_of = [&](const kernels::FoldRequest& r) {
+        const auto it = resident_[s].find(key(r));
+        return it == resident_[s].end() ? -1 : it->second;
+      };
       for (std::size_t h = 0; h < n_h; ++h) {
         if (plan.hoisted_stage[h] != static_cast<std::int32_t>(s)) continue;
-        for (std::size_t i = tile.begin[h]; i < tile.end[h]; ++i)
-          row_[h].push_back(static_cast<int>(offset) + hoister.series_index(plan.hoisted_requests[h][i]));
+        for (std::size_t i : needed[h]) {
+          const auto& r = plan.hoisted_requests[h][i];
+          if (row_of(r) < 0 && std::find(requests.begin(), requests.end(), r) == requests.end()) requests.push_back(r);
+        }
       }
-      offset += hoister.n_series();
+      if (!requests.empty()) computed += compute_stage(s, requests);
+      for (std::size_t h = 0; h < n_h; ++h)
+        if (plan.hoisted_stage[h] == static_cast<std::int32_t>(s))
+          for (std::size_t i : needed[h]) row_[h][i - tile_.begin[h]] = row_of(plan.hoisted_requests[h][i]);
     }
     exec_.fence();
+    return computed;
   }
 
   const rows_view& rows() const { return rows_; }
+  // The row of hoisted register h's window `window_index`, which compute() made resident.
   int row(std::size_t h, std::size_t window_index) const {
-    return row_[h][window_index - tile_.begin[h]];
+    const int r = row_[h][window_index - tile_.begin[h]];
+    if (r < 0) throw Error(ErrorCategory::internal, "hoisted window read before it was computed");
+    return r;
   }
   std::size_t bytes() const {
     std::size_t b = rows_.span() * sizeof(Real) + staging_.span() * sizeof(double);
@@ -148,13 +155,53 @@ class HoistedRows {
   }
 
  private:
+  using RequestKey = std::tuple<int, int, int, int, int>;
+  static RequestKey key(const kernels::FoldRequest& r) {
+    return {static_cast<int>(r.op), r.input, r.window, r.high, r.low};
+  }
+
+  // Computes fold stage s's `requests` into the next free rows; returns their number.
+  std::size_t compute_stage(std::size_t s, const std::vector<kernels::FoldRequest>& requests) {
+    const SweepPlan& plan = *plan_;
+    const auto& st = plan.fold_stages[s];
+    const int n_sym = static_cast<int>(plan.n_symbols), nb = static_cast<int>(st.n_bars);
+    const bool in_place = writes_rows_in_place && st.n_bars == plan.n_bars;
+    double* storage = nullptr;
+    std::size_t capacity = 0;
+    if (in_place) {
+      storage = reinterpret_cast<double*>(rows_.data()) + used_ * rows_.extent(1);
+      capacity = rows_.extent(0) - used_;
+    } else {
+      const std::size_t need = requests.size() * plan.n_symbols * st.n_bars;
+      if (staging_.extent(0) < need)
+        staging_ = Kokkos::View<double*, memory_space>(
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kbt::hoisted_staging")), need);
+      storage = staging_.data();
+      capacity = requests.size();
+    }
+    kernels::FoldHoister<ExecSpace, double> hoister(requests, static_cast<int>(st.inputs.size()), n_sym, nb, storage,
+                                                    capacity);
+    hoister.compute(exec_, inputs_[s]);  // fences
+    if (!in_place) {
+      detail::CopyFoldRows<ExecSpace, Real> copy{hoister.series(), rows_, static_cast<std::int64_t>(used_), n_sym, nb};
+      const auto n = static_cast<std::int64_t>(hoister.n_series()) * n_sym * nb;
+      Kokkos::parallel_for("kbt::hoisted::copy_rows",
+                           Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec_, 0, n), copy);
+    }
+    for (const auto& r : requests) resident_[s][key(r)] = static_cast<int>(used_) + hoister.series_index(r);
+    used_ += hoister.n_series();
+    return hoister.n_series();
+  }
+
   ExecSpace exec_;
   const SweepPlan* plan_ = nullptr;
   rows_view rows_;
   Kokkos::View<double*, memory_space> staging_;
   std::vector<typename kernels::FoldViews<ExecSpace, double>::series_view> inputs_;
   HoistTile tile_;
-  std::vector<std::vector<int>> row_;
+  std::vector<std::vector<int>> row_;  // per register, per window of the tile: its row, -1 until computed
+  std::vector<std::map<RequestKey, int>> resident_;  // per stage: the computed series' rows
+  std::size_t used_ = 0;                                                    // rows holding series of the tile
 };
 
 }  // namespace kbt
