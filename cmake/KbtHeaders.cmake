@@ -87,6 +87,7 @@ set(KBT_HEADERS
   kbt/sweep/prepared_sweep.hpp
   kbt/sweep/progress.hpp
   kbt/sweep/run_sweep.hpp
+  kbt/sweep/shared_pieces.hpp
   kbt/sweep/space_sweep.hpp
   kbt/sweep/strategy_warnings.hpp
   kbt/sweep/sweep_driver.hpp

@@ -100,10 +100,10 @@ SweepJobResult run_sweep_job(const RunConfig& config, const BarData& bars, const
     outcome.profile.set("seconds_verify", job.verification->seconds);
   }
   // Validation (docs/validation.md): is the winner real? Shared among
-  // processes, the walk-forward's ranking is shared, the rest is the root's.
+  // processes: the candidates, the walk-forward's ranking and its folds; the
+  // statistics over them are the root's.
   if (!root) {
-    if (config.validation.enabled && config.validation.walk_forward)
-      run_walk_forward(config, bars, outcome.device_used, o.threads, exchange);
+    if (config.validation.enabled) run_validation(config, bars, outcome.results, outcome.device_used, o.threads, exchange);
     job.verification.reset();
     return job;  // the outputs are the root's
   }

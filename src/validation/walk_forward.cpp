@@ -8,6 +8,7 @@
 #include <kbt/reference/simulator.hpp>
 #include <kbt/sweep/prepared_sweep.hpp>
 #include <kbt/sweep/run_sweep.hpp>
+#include <kbt/sweep/shared_pieces.hpp>
 #include <kbt/sweep/sweep_driver.hpp>
 #include <kbt/sweep/sweep_engine.hpp>
 #include <kbt/sweep/top_k.hpp>
@@ -23,18 +24,67 @@ namespace kbt {
 namespace {
 
 // The metrics of `rows` (a fold's best, best first) on `window`, in that order.
-std::vector<double> metrics_on(SweepEngine& engine, const RowTable& rows, const ScoringWindow& window) {
+std::vector<double> metrics_on(SweepEngine& engine, const std::vector<std::uint64_t>& rows, const ScoringWindow& window) {
   std::vector<std::size_t> order(rows.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rows.rows[a] < rows.rows[b]; });
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rows[a] < rows[b]; });
   std::vector<std::uint64_t> ascending;
-  for (const std::size_t i : order) ascending.push_back(rows.rows[i]);
+  for (const std::size_t i : order) ascending.push_back(rows[i]);
   const std::vector<double> m = engine.all_metrics(ascending, window);
   std::vector<double> out(m.size());
   for (std::size_t k = 0; k < order.size(); ++k)
     std::copy_n(m.begin() + static_cast<std::ptrdiff_t>(k * n_metrics), n_metrics,
                 out.begin() + static_cast<std::ptrdiff_t>(order[k] * n_metrics));
   return out;
+}
+
+// A fold's best rows with every metric on its train and on its test window.
+struct FoldScores {
+  std::vector<double> train, test;  // [rows][n_metrics], best first
+};
+
+// Every fold's scores. Shared among processes: the root's best rows of each
+// fold go to every process, fold f is scored on rank f % size, and the root
+// gathers them (the others' result is partial).
+std::vector<FoldScores> score_folds(SweepEngine& engine, const std::vector<RowTable>& best,
+                                    const std::vector<TrainTest>& windows, ChunkExchange* exchange) {
+  const std::size_t n_folds = windows.size();
+  std::vector<std::vector<std::uint64_t>> rows(n_folds);
+  for (std::size_t f = 0; f < n_folds && f < best.size(); ++f) rows[f] = best[f].rows;
+  if (exchange) {  // per fold: its row count, then its rows
+    std::vector<double> flat;
+    for (const auto& r : rows) {
+      flat.push_back(static_cast<double>(r.size()));
+      for (const std::uint64_t row : r) flat.push_back(static_cast<double>(row));
+    }
+    exchange->broadcast(flat);
+    std::size_t at = 0;
+    for (auto& r : rows) {
+      r.resize(static_cast<std::size_t>(flat.at(at++)));
+      for (auto& row : r) row = static_cast<std::uint64_t>(flat.at(at++));
+    }
+  }
+  std::vector<FoldScores> scores(n_folds);
+  for (const std::size_t f : my_pieces(exchange, n_folds)) {
+    if (rows[f].empty()) continue;
+    scores[f].train = metrics_on(engine, rows[f], windows[f].train);
+    scores[f].test = metrics_on(engine, rows[f], windows[f].test);
+  }
+  // Fold f travels as its train metrics, then its test metrics.
+  gather_pieces(
+      exchange, n_folds,
+      [&](std::size_t f) {
+        std::vector<double> out = scores[f].train;
+        out.insert(out.end(), scores[f].test.begin(), scores[f].test.end());
+        return out;
+      },
+      [&](std::size_t f, const std::vector<double>& values) {
+        const std::size_t half = rows[f].size() * n_metrics;
+        if (values.size() != 2 * half) throw Error(ErrorCategory::internal, "walk-forward: a fold of the wrong shape arrived");
+        scores[f].train.assign(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(half));
+        scores[f].test.assign(values.begin() + static_cast<std::ptrdiff_t>(half), values.end());
+      });
+  return scores;
 }
 
 // The folds' choices spliced into one strategy output: in fold f's test
@@ -87,7 +137,8 @@ WalkForwardResults run_walk_forward(const RunConfig& config, const BarData& bars
   const std::uint64_t shared_chunk = exchange ? exchange->broadcast(chunk) : chunk;  // the root's chunks
   const std::vector<RowTable> best = exchange ? rank_on_windows_shared(*engine, sweep, train, top, shared_chunk, *exchange)
                                               : rank_on_windows(*engine, sweep, train, top, chunk);
-  if (exchange && !exchange->is_root()) return wf;  // the folds are scored on the root
+  const std::vector<FoldScores> scores = score_folds(*engine, best, windows, exchange);
+  if (exchange && !exchange->is_root()) return wf;  // its folds are sent: the root holds the stage
   const int objective = metric_index(config.sweep.objective.metric);
   double is_sum = 0, oos_sum = 0;
   std::size_t counted = 0;
@@ -97,9 +148,9 @@ WalkForwardResults run_walk_forward(const RunConfig& config, const BarData& bars
     fold.test = windows[f].test;
     fold.best = best[f];
     if (fold.best.size() > 0) {
-      fold.best.metrics = metrics_on(*engine, fold.best, fold.train);  // all 21 on the train window
+      fold.best.metrics = scores[f].train;  // all 21 on the train window
       fold.best.metric_mask = all_metrics_mask;
-      fold.test_metrics = metrics_on(*engine, fold.best, fold.test);
+      fold.test_metrics = scores[f].test;
       std::vector<std::uint64_t> in_sample;
       for (std::size_t i = 0; i < fold.best.size(); ++i) in_sample.push_back(i + 1);
       fold.rank_out_of_sample.assign(fold.best.size(), 0);

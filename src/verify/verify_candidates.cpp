@@ -6,6 +6,7 @@
 #include <kbt/lang/compiler.hpp>
 #include <kbt/reference/evaluator.hpp>
 #include <kbt/reference/simulator.hpp>
+#include <kbt/sweep/shared_pieces.hpp>
 #include <kbt/sweep/top_k.hpp>
 #include <kbt/verify/verify.hpp>
 
@@ -165,11 +166,9 @@ VerificationResults verify_candidates(const RunConfig& config, const BarData& ba
   std::mutex progress_mutex;
   std::size_t done = 0;
   // Shared: this process's candidates are every size-th from its rank.
-  const std::size_t stride = exchange ? static_cast<std::size_t>(exchange->size()) : 1;
-  const std::size_t first = exchange ? static_cast<std::size_t>(exchange->rank()) : 0;
-  const std::size_t mine = n > first ? (n - first + stride - 1) / stride : 0;
-  detail::host_parallel_for(mine, v.threads, [&](std::size_t k) {
-    const std::size_t i = first + k * stride;
+  const std::vector<std::size_t> mine = my_pieces(exchange, n);
+  detail::host_parallel_for(mine.size(), v.threads, [&](std::size_t k) {
+    const std::size_t i = mine[k];
     std::vector<double> values(param_column.size());
     const double* row = candidate_params.data() + i * sweep.param_names.size();
     for (std::size_t p = 0; p < values.size(); ++p) values[p] = row[param_column[p]];
@@ -182,25 +181,20 @@ VerificationResults verify_candidates(const RunConfig& config, const BarData& ba
       request.progress(++done, n);
     }
   });
-  if (exchange) {
-    // The others' candidates to the root, which fills their slots.
-    if (!root) {
-      for (std::size_t i = first; i < n; i += stride)
-        exchange->send(i, std::vector<double>(v.metrics.begin() + static_cast<std::ptrdiff_t>(i * n_metrics),
-                                              v.metrics.begin() + static_cast<std::ptrdiff_t>((i + 1) * n_metrics)));
-    } else {
-      std::vector<double> metrics;
-      for (std::size_t received = mine; received < n; ++received) {
-        const auto i = exchange->receive(true, metrics);
-        if (!i || *i >= n || *i % stride == 0 || metrics.size() != n_metrics)
+  // The others' candidates to the root, which fills their slots.
+  gather_pieces(
+      exchange, n,
+      [&](std::size_t i) {
+        return std::vector<double>(v.metrics.begin() + static_cast<std::ptrdiff_t>(i * n_metrics),
+                                   v.metrics.begin() + static_cast<std::ptrdiff_t>((i + 1) * n_metrics));
+      },
+      [&](std::size_t i, const std::vector<double>& metrics) {
+        if (metrics.size() != n_metrics)
           throw Error(ErrorCategory::internal, "verification: a candidate of the wrong shape arrived");
-        std::copy(metrics.begin(), metrics.end(), v.metrics.begin() + static_cast<std::ptrdiff_t>(*i * n_metrics));
+        std::copy(metrics.begin(), metrics.end(), v.metrics.begin() + static_cast<std::ptrdiff_t>(i * n_metrics));
         if (request.progress) request.progress(++done, n);
-      }
-    }
-    exchange->finish_sends();
-    if (!root) return v;  // partial: the root holds the stage
-  }
+      });
+  if (!root) return v;  // partial: the root holds the stage
 
   v.rank_after.assign(n, 0);
   const auto order = select_top_k(v.metrics, v.combo_ids, objective, n);

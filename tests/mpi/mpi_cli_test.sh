@@ -7,10 +7,16 @@
 #                          /params, /metrics, /topk and /verify, by value
 #                          (h5diff); the profile's shares add up
 #   walk_forward N         the same with a walk-forward validation (its
-#                          ranking shared too): /validation compared as well
+#                          ranking and folds shared too): /validation compared
+#                          as well
+#   holdout N              the same with a holdout validation (its candidates
+#                          shared)
 #   resume N M             N ranks, one killed mid-sweep: the run fails naming
 #                          the rank, leaves a checkpoint, and M ranks resume it
 #                          to the single process's results
+#   hoisting N             each rank computes only the hoisted windows of the
+#                          chunks it claims: with one window per chunk, a
+#                          rank's series equal its chunks
 #   bad_input N            a bad config: one report (by rank 0), every rank
 #                          exits non-zero, nothing hangs
 set -euo pipefail
@@ -61,15 +67,23 @@ same)
     fi
   fi
   ;;
-walk_forward)
+walk_forward | holdout)
   config=$(config_copy sma_cross.yaml); n=$1
-  printf 'validation: {walk_forward: {train: 180d, test: 60d}, top_k: 5}\n' >>"$config"
+  if [ "$case_name" = walk_forward ]; then
+    printf 'validation: {walk_forward: {train: 180d, test: 60d}, top_k: 5}\n' >>"$config"
+  else
+    printf 'validation: {holdout: 0.3, top_k: 7}\n' >>"$config"
+  fi
   sed -i '/^sweep:/a\  checkpoint_combos: 8' "$config"  # the walk-forward's chunks too: shared
   "$KBT" run "$config" --device serial --quiet --checkpoint-combos 8 -o "$scratch/single.h5" >/dev/null
   "${mpiexec[@]}" "$np" "$n" "$KBT" run "$config" --device serial --quiet --checkpoint-combos 8 -o "$scratch/mpi.h5" \
     >/dev/null
-  [ "$(h5ls -r "$scratch/mpi.h5" | grep -c "^/validation/walk_forward/stitched_equity")" -eq 1 ] ||
-    { echo "no walk-forward" >&2; exit 1; }
+  if [ "$case_name" = walk_forward ]; then
+    [ "$(h5ls -r "$scratch/mpi.h5" | grep -c "^/validation/walk_forward/stitched_equity")" -eq 1 ] ||
+      { echo "no walk-forward" >&2; exit 1; }
+  else
+    [ "$(h5ls -r "$scratch/mpi.h5" | grep -c "^/validation/test_metrics/sharpe")" -eq 1 ] || { echo "no holdout" >&2; exit 1; }
+  fi
   compare "$scratch/single.h5" "$scratch/mpi.h5"
   ;;
 resume)
@@ -120,6 +134,38 @@ YAML
   [ "$resumed" = "$left" ] && [ "$resumed" -gt 0 ] || { echo "resumed $resumed, not the checkpoint's $left" >&2; exit 1; }
   "$KBT" run "$scratch/cfg.yaml" --device reference --quiet -o "$scratch/single.h5" >/dev/null
   compare "$scratch/single.h5" "$out"
+  ;;
+hoisting)
+  n=$1
+  "$KBT" data synth --out "$scratch/synth.h5" --symbols 1 --bars 200000 --freq 1h --seed 3 >/dev/null
+  # w varies slowest and k fastest: a chunk of 2 combos is one w, one series.
+  cat >"$scratch/cfg.yaml" <<YAML
+data: synth.h5
+strategy:
+  params:
+    w: {range: [10, 200, 10]}
+    k: {values: [0, 1]}
+  signals:
+    s: sma(close, w)
+  position: where(close > s * (1 + k * 0.001), 1, -1)
+simulation: {fee_bps: 1}
+sweep: {top_k: 3}
+YAML
+  for attempt in 1 2 3; do
+    "${mpiexec[@]}" "$np" "$n" "$KBT" run "$scratch/cfg.yaml" --device serial --quiet --checkpoint-combos 2 \
+      --profile -o "$scratch/mpi.h5" >"$scratch/mpi.log"
+    shares=$(awk '$1 == "mpi_rank_combos" {print $2}' "$scratch/mpi.log")
+    series=$(awk '$1 == "mpi_rank_hoisted_series" {print $2}' "$scratch/mpi.log")
+    echo "attempt $attempt: combos per rank $shares, series computed per rank $series"
+    [ -n "$shares" ] && [ -n "$series" ] || { echo "no per-rank profile" >&2; exit 1; }
+    paste -d' ' <(tr ',' '\n' <<<"$shares") <(tr ',' '\n' <<<"$series") |
+      awk '{ if ($2 != $1 / 2) { print "a rank with " $1 " combos computed " $2 " series" > "/dev/stderr"; bad = 1 } }
+           END { exit bad }'
+    [ "$(tr ',' '\n' <<<"$series" | awk '{s += $1} END {print s}')" = 20 ] || { echo "not 20 series in all" >&2; exit 1; }
+    # Not vacuous: at least two ranks took chunks (else try again).
+    [ "$(tr ',' '\n' <<<"$shares" | awk '$1 > 0' | wc -l)" -ge 2 ] && exit 0
+  done
+  echo "one rank took every chunk in 3 attempts" >&2; exit 1
   ;;
 bad_input)
   n=$1

@@ -90,8 +90,9 @@ struct ValidationResults {
 // default space). kbt::Error(config) naming the validation key for what the
 // data cannot support (too few periods for the PBO blocks is reported, not
 // thrown: pbo_skipped).
-// `exchange`: shared among processes (docs/mpi.md), the root calls
-// run_validation and the others run_walk_forward with the same exchange.
+// `exchange`: shared among processes (docs/mpi.md), every process calls it;
+// the candidates and the walk-forward are shared, the root's result is the
+// single process's and the others' partial.
 ValidationResults run_validation(const RunConfig& config, const BarData& bars, const SweepResults& sweep,
                                  const std::string& device, int threads, ChunkExchange* exchange = nullptr);
 
