@@ -294,7 +294,7 @@ std::unique_ptr<ChunkExchange> exchange_for(const py::object& comm) {
 // last agreement point) would leave them waiting: as `mpirun kbt run`, the
 // rank names itself and stops the communicator.
 [[noreturn]] void abort_shared_run(ChunkExchange& exchange, const std::string& what) {
-  std::fprintf(stderr, "kbt: rank %d of %d failed: %s\n", exchange.rank(), exchange.size(), what.c_str());
+  std::fprintf(stderr, "%s\n", rank_failure_line(exchange.rank(), exchange.size(), what).c_str());
   std::fflush(stderr);
   exchange.abort(1);
   std::abort();  // not reached: abort() stops every rank

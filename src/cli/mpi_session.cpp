@@ -98,7 +98,7 @@ ChunkExchange* world_exchange() {
 void abort_other_ranks(const std::string& message, int exit_code) {
 #if KBT_HAVE_MPI
   if (g_size <= 1) return;
-  std::fprintf(stderr, "kbt: rank %d of %d failed: %s\n", g_rank, g_size, message.c_str());
+  std::fprintf(stderr, "%s\n", rank_failure_line(g_rank, g_size, message).c_str());
   std::fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, exit_code);
 #else

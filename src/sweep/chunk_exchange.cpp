@@ -1,6 +1,12 @@
 #include <kbt/sweep/chunk_exchange.hpp>
 
-namespace kbt::detail {
+namespace kbt {
+
+std::string rank_failure_line(int rank, int size, const std::string& message) {
+  return "kbt: rank " + std::to_string(rank) + " of " + std::to_string(size) + " failed: " + message;
+}
+
+namespace detail {
 
 // Every process throws the same error; the CLI reports it on the root only.
 void throw_agreed(const ChunkExchange::Failure& failure) {
@@ -8,4 +14,5 @@ void throw_agreed(const ChunkExchange::Failure& failure) {
               failure.rank == 0 ? failure.message : "rank " + std::to_string(failure.rank) + ": " + failure.message);
 }
 
-}  // namespace kbt::detail
+}  // namespace detail
+}  // namespace kbt

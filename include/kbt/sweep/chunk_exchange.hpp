@@ -65,6 +65,11 @@ namespace detail {
 [[noreturn]] void throw_agreed(const ChunkExchange::Failure& failure);
 }
 
+// The line a rank prints on stderr before it stops every rank over a failure
+// the others cannot see ("kbt: rank 1 of 3 failed: ...", docs/mpi.md "Faults"):
+// `kbt run` and the Python binding alike.
+std::string rank_failure_line(int rank, int size, const std::string& message);
+
 // Runs `step` on every process of `exchange` and agrees on the outcome: a
 // kbt::Error on any process is thrown on all of them as an AgreedError (the
 // lowest failing rank's, "rank N: " prefixed when it is not the root), so that no process
