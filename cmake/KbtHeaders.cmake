@@ -79,11 +79,13 @@ set(KBT_HEADERS
   kbt/sweep/detail/functor_setup.hpp
   kbt/sweep/detail/hoist_tiling.hpp
   kbt/sweep/detail/hoisted_rows.hpp
+  kbt/sweep/detail/kernel_sweeper.hpp
   kbt/sweep/detail/sweep_functor.hpp
   kbt/sweep/detail/window_sweep.hpp
   kbt/sweep/chunk_exchange.hpp
   kbt/sweep/device_top_k.hpp
   kbt/sweep/kernel_sweep_options.hpp
+  kbt/sweep/kernel_sweep_runner.hpp
   kbt/sweep/prepared_sweep.hpp
   kbt/sweep/progress.hpp
   kbt/sweep/run_sweep.hpp

@@ -1,7 +1,7 @@
 // Host memory a run may still use: the default sweep budget is drawn from it
-// (sweep_kernel.hpp), and prepare_sweep refuses a grid that would not fit.
+// (kernel_sweep_runner.hpp), and prepare_sweep refuses a grid that would not fit.
 
-#include <kbt/sweep/sweep_kernel.hpp>
+#include <kbt/sweep/kernel_sweep_runner.hpp>
 
 #include <sys/resource.h>
 #include <unistd.h>
