@@ -21,7 +21,6 @@
 #include <cstdint>
 #include <map>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include <kbt/core/error.hpp>
@@ -100,7 +99,7 @@ class FoldHoister {
       validate_fold_request(r, n_inputs);
       if (find(r) >= 0) continue;
       const int index = static_cast<int>(distinct_.size());
-      index_.emplace(key(r), index);
+      index_.emplace(r, index);
       distinct_.push_back(r);
       const FoldTask task{r.op, r.input, r.window, r.high, r.low, index};
       switch (family_of(r.op)) {
@@ -196,12 +195,8 @@ class FoldHoister {
   }
 
  private:
-  using Key = std::tuple<int, int, int, int, int>;
-  static Key key(const FoldRequest& r) {
-    return Key{static_cast<int>(r.op), r.input, r.window, r.high, r.low};
-  }
   int find(const FoldRequest& r) const {
-    const auto it = index_.find(key(r));
+    const auto it = index_.find(r);
     return it == index_.end() ? -1 : it->second;
   }
 
@@ -209,7 +204,7 @@ class FoldHoister {
   int n_sym_;
   int n_bars_;
   std::vector<FoldRequest> distinct_;
-  std::map<Key, int> index_;
+  std::map<FoldRequest, int> index_;
   series_view series_;
   typename views::task_view sums_;
   typename views::offset_view sum_groups_;

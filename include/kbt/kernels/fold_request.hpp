@@ -6,6 +6,7 @@
 #include <kbt/lang/op_table.hpp>
 
 #include <string>
+#include <tuple>
 
 namespace kbt::kernels {
 
@@ -31,6 +32,10 @@ struct FoldRequest {
            a.high == b.high && a.low == b.low;
   }
   friend bool operator!=(const FoldRequest& a, const FoldRequest& b) { return !(a == b); }
+  // A total order, so that requests key ordered maps (each distinct one a series).
+  friend bool operator<(const FoldRequest& a, const FoldRequest& b) {
+    return std::tie(a.op, a.input, a.window, a.high, a.low) < std::tie(b.op, b.input, b.window, b.high, b.low);
+  }
 };
 
 // "rolling_mean(input 3, 20)" / "atr(close 3, high 1, low 2, 14)", for messages.

@@ -27,7 +27,6 @@
 #include <map>
 #include <string>
 #include <type_traits>
-#include <tuple>
 #include <vector>
 
 namespace kbt {
@@ -119,17 +118,18 @@ class HoistedRows {
     const std::size_t n_h = plan.hoisted_regs.size();
     std::size_t computed = 0;
     for (std::size_t s = 0; s < plan.fold_stages.size(); ++s) {
-      // The stage's missing requests; a request two registers share is one series.
+      // The stage's missing requests (one a register shares with another is
+      // one series: FoldHoister keeps distinct requests).
       std::vector<kernels::FoldRequest> requests;
       const auto row_of = [&](const kernels::FoldRequest& r) {
-        const auto it = resident_[s].find(key(r));
+        const auto it = resident_[s].find(r);
         return it == resident_[s].end() ? -1 : it->second;
       };
       for (std::size_t h = 0; h < n_h; ++h) {
         if (plan.hoisted_stage[h] != static_cast<std::int32_t>(s)) continue;
         for (std::size_t i : needed[h]) {
           const auto& r = plan.hoisted_requests[h][i];
-          if (row_of(r) < 0 && std::find(requests.begin(), requests.end(), r) == requests.end()) requests.push_back(r);
+          if (row_of(r) < 0) requests.push_back(r);
         }
       }
       if (!requests.empty()) computed += compute_stage(s, requests);
@@ -155,11 +155,6 @@ class HoistedRows {
   }
 
  private:
-  using RequestKey = std::tuple<int, int, int, int, int>;
-  static RequestKey key(const kernels::FoldRequest& r) {
-    return {static_cast<int>(r.op), r.input, r.window, r.high, r.low};
-  }
-
   // Computes fold stage s's `requests` into the next free rows; returns their number.
   std::size_t compute_stage(std::size_t s, const std::vector<kernels::FoldRequest>& requests) {
     const SweepPlan& plan = *plan_;
@@ -188,7 +183,7 @@ class HoistedRows {
       Kokkos::parallel_for("kbt::hoisted::copy_rows",
                            Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec_, 0, n), copy);
     }
-    for (const auto& r : requests) resident_[s][key(r)] = static_cast<int>(used_) + hoister.series_index(r);
+    for (const auto& r : requests) resident_[s][r] = static_cast<int>(used_) + hoister.series_index(r);
     used_ += hoister.n_series();
     return hoister.n_series();
   }
@@ -200,7 +195,7 @@ class HoistedRows {
   std::vector<typename kernels::FoldViews<ExecSpace, double>::series_view> inputs_;
   HoistTile tile_;
   std::vector<std::vector<int>> row_;  // per register, per window of the tile: its row, -1 until computed
-  std::vector<std::map<RequestKey, int>> resident_;  // per stage: the computed series' rows
+  std::vector<std::map<kernels::FoldRequest, int>> resident_;  // per stage: the computed series' rows
   std::size_t used_ = 0;                                                    // rows holding series of the tile
 };
 
