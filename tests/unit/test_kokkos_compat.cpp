@@ -1,8 +1,9 @@
 // kbt::kx wrappers and kbt's portable math, run on every enabled execution
 // space: kernels compute the same bits as the host, sorting agrees with
 // std::sort, reducers with hand-computed extrema.
-#include <kbt/core/detail/portable_math.hpp>
 #include <kbt/core/detail/kokkos_compat.hpp>
+#include <kbt/core/detail/portable_math.hpp>
+#include <kbt/core/detail/scalar_math.hpp>
 
 #include "support/execution_spaces.hpp"
 
@@ -71,6 +72,43 @@ void expect_kernel_math_matches_host(const Space& space) {
   EXPECT_EQ(mismatches, 0);
 }
 
+// out(i * n + j, 0..1) = less_or / greater_or of values i and j.
+template <class Real, class Space>
+struct SelectKernel {
+  Kokkos::View<const Real*, typename Space::memory_space> v;
+  Kokkos::View<Real* [2], typename Space::memory_space> out;
+  KOKKOS_INLINE_FUNCTION void operator()(const int k) const {
+    const int n = int(v.extent(0));
+    out(k, 0) = kbt::math::less_or(v(k / n), v(k % n));
+    out(k, 1) = kbt::math::greater_or(v(k / n), v(k % n));
+  }
+};
+
+// The branch-free selects against the conditionals they stand for, on every
+// pair of signed zeros, NaNs, infinities and ordinary values: the same bits.
+template <class Space, class Real>
+void expect_selects_match_conditionals(const Space& space) {
+  const Real nan = kbt::math::quiet_nan<Real>(), inf = kbt::kx::infinity<Real>();
+  const std::vector<Real> values = {Real(-1.5), Real(2), Real(0), -Real(0), nan, -nan, inf, -inf, Real(2)};
+  const int n = int(values.size());
+  Kokkos::View<Real*, Kokkos::HostSpace> h("v", n);
+  for (int i = 0; i < n; ++i) h(i) = values[i];
+  auto d = kbt::kx::to_space(typename Space::memory_space(), h);
+  Kokkos::View<Real* [2], typename Space::memory_space> dout("out", n * n);
+  Kokkos::parallel_for("selects", Kokkos::RangePolicy<Space>(space, 0, n * n), SelectKernel<Real, Space>{d, dout});
+  kbt::kx::fence(space, "selects");
+  auto out = kbt::kx::to_host(dout);
+  for (int k = 0; k < n * n; ++k) {
+    const Real a = values[k / n], b = values[k % n];
+    const Real less = a < b ? a : b, greater = a > b ? a : b;
+    EXPECT_EQ(bits_of(out(k, 0)), bits_of(less)) << "less_or(" << a << ", " << b << ")";
+    EXPECT_EQ(bits_of(out(k, 1)), bits_of(greater)) << "greater_or(" << a << ", " << b << ")";
+    // And on the host, where x86-64 takes the minsd/maxsd path.
+    EXPECT_EQ(bits_of(kbt::math::less_or(a, b)), bits_of(less));
+    EXPECT_EQ(bits_of(kbt::math::greater_or(a, b)), bits_of(greater));
+  }
+}
+
 template <class Space>
 struct MinMaxKernel {
   Kokkos::View<const double*, typename Space::memory_space> v;
@@ -134,6 +172,11 @@ TYPED_TEST_SUITE(PortableMathInKernels, kbt::test::SpaceRealPairs, kbt::test::Sp
 TYPED_TEST(PortableMathInKernels, HasHostBits) {
   using Space = typename TypeParam::Space;
   expect_kernel_math_matches_host<Space, typename TypeParam::Real>(Space());
+}
+
+TYPED_TEST(PortableMathInKernels, SelectsHaveTheConditionalsBits) {
+  using Space = typename TypeParam::Space;
+  expect_selects_match_conditionals<Space, typename TypeParam::Real>(Space());
 }
 
 TYPED_TEST(KokkosCompat, MinMaxAndSorting) { expect_minmax_and_sorting(TypeParam()); }

@@ -5,6 +5,7 @@
 #include <kbt/lang/scalar_ops.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <iterator>
 #include <string>
@@ -93,6 +94,16 @@ TEST(LangScalarOps, EdgeValues) {
   EXPECT_EQ(ops::apply_pointwise(OpCode::where, 1.0, 7.0, 8.0), 7.0);
   EXPECT_EQ(ops::apply_pointwise(OpCode::where, 0.0, 7.0, 8.0), 8.0);
   EXPECT_TRUE(std::isnan(ops::apply_pointwise(OpCode::where, NaN, 7.0, 8.0)));
+  EXPECT_EQ(ops::apply_pointwise(OpCode::where, -0.0, 7.0, 8.0), 8.0);
+  // Comparisons, min and max are unknown when either operand is.
+  for (const OpCode op : {OpCode::lt, OpCode::le, OpCode::gt, OpCode::ge, OpCode::eq, OpCode::min, OpCode::max}) {
+    EXPECT_TRUE(std::isnan(ops::apply_pointwise(op, NaN, 1.0, 0.0))) << to_string(op);
+    EXPECT_TRUE(std::isnan(ops::apply_pointwise(op, 1.0, NaN, 0.0))) << to_string(op);
+  }
+  EXPECT_EQ(ops::apply_pointwise(OpCode::gt, 2.0, 1.0, 0.0), 1.0);
+  EXPECT_EQ(ops::apply_pointwise(OpCode::gt, 1.0, 1.0, 0.0), 0.0);
+  EXPECT_EQ(ops::apply_pointwise(OpCode::le, 1.0, 1.0, 0.0), 1.0);
+  EXPECT_FALSE(std::signbit(ops::apply_pointwise(OpCode::min, -0.0, 0.0, 0.0)));  // a tie returns b (+0)
   EXPECT_EQ(ops::apply_pointwise(OpCode::fillna, NaN, 3.0, 0.0), 3.0);
   EXPECT_EQ(kbt::op_info(OpCode::clip).operands, 3);
   EXPECT_EQ(kbt::op_info(OpCode::clip).family, kbt::OpFamily::pointwise);

@@ -33,23 +33,29 @@ KOKKOS_INLINE_FUNCTION Real truth(bool b) {
   return b ? Real(1) : Real(0);
 }
 
+// v, or NaN when a or b is NaN. The value is computed either way and the
+// test has no short circuit: with no control flow, the block evaluator's
+// loops over a block of bars vectorise (docs/kernels.md "Branch-free selects").
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real unless_nan(Real a, Real b, Real v) {
+  const bool a_nan = kbt::math::isnan(a), b_nan = kbt::math::isnan(b);
+  return (a_nan | b_nan) ? nan<Real>() : v;
+}
+
 // Three-valued comparison: unknown when either side is NaN.
 template <class Real>
 KOKKOS_INLINE_FUNCTION Real equal(Real x, Real y) {
-  if (kbt::math::isnan(x) || kbt::math::isnan(y)) return nan<Real>();
-  return truth<Real>(kbt::math::fabs(x - y) < kbt::math::epsilon<Real>());
+  return unless_nan(x, y, truth<Real>(kbt::math::fabs(x - y) < kbt::math::epsilon<Real>()));
 }
 
 // NaN-propagating min and max of the language (a tie returns b).
 template <class Real>
 KOKKOS_INLINE_FUNCTION Real min(Real a, Real b) {
-  if (kbt::math::isnan(a) || kbt::math::isnan(b)) return nan<Real>();
-  return a < b ? a : b;
+  return unless_nan(a, b, a < b ? a : b);
 }
 template <class Real>
 KOKKOS_INLINE_FUNCTION Real max(Real a, Real b) {
-  if (kbt::math::isnan(a) || kbt::math::isnan(b)) return nan<Real>();
-  return a > b ? a : b;
+  return unless_nan(a, b, a > b ? a : b);
 }
 
 // Kleene logic.
@@ -83,10 +89,10 @@ KOKKOS_FORCEINLINE_FUNCTION Real apply_pointwise(OpCode op, Real a, Real b, Real
     case OpCode::sub: return a - b;
     case OpCode::mul: return a * b;
     case OpCode::div: return div(a, b);
-    case OpCode::lt: return (isnan(a) || isnan(b)) ? nan<Real>() : truth<Real>(a < b);
-    case OpCode::le: return (isnan(a) || isnan(b)) ? nan<Real>() : truth<Real>(a <= b);
-    case OpCode::gt: return (isnan(a) || isnan(b)) ? nan<Real>() : truth<Real>(a > b);
-    case OpCode::ge: return (isnan(a) || isnan(b)) ? nan<Real>() : truth<Real>(a >= b);
+    case OpCode::lt: return unless_nan(a, b, truth<Real>(a < b));
+    case OpCode::le: return unless_nan(a, b, truth<Real>(a <= b));
+    case OpCode::gt: return unless_nan(a, b, truth<Real>(a > b));
+    case OpCode::ge: return unless_nan(a, b, truth<Real>(a >= b));
     case OpCode::eq: return equal(a, b);
     case OpCode::ne: return logical_not(equal(a, b));
     case OpCode::logical_and: return logical_and(a, b);
@@ -104,9 +110,7 @@ KOKKOS_FORCEINLINE_FUNCTION Real apply_pointwise(OpCode op, Real a, Real b, Real
     case OpCode::clip:
       if (isnan(a) || isnan(b) || isnan(c)) return nan<Real>();
       return a < b ? b : (a > c ? c : a);
-    case OpCode::where:
-      if (isnan(a)) return nan<Real>();
-      return a != Real(0) ? b : c;
+    case OpCode::where: return unless_nan(a, a, a != Real(0) ? b : c);
     case OpCode::isnan: return truth<Real>(isnan(a));
     case OpCode::fillna: return isnan(a) ? b : a;
     default: return nan<Real>();

@@ -110,15 +110,16 @@ struct BasicMetricsAccumulator {
       const Real delta = r - mean;
       mean += delta / Real(n_bars);
       m2 += delta * (r - mean);
-      const Real down = r < Real(0) ? r : Real(0);
+      // r < 0 ? r : 0 without a branch: its sign is a coin toss per bar.
+      const Real down = math::less_or(r, Real(0));
       downside_sq += down * down;
     }
     prev_equity = equity;
     if constexpr (with_drawdown) {
       // Drawdown from the running peak (the peak includes the initial equity).
-      if (equity > peak) peak = equity;
+      peak = math::greater_or(equity, peak);
       const Real dd = equity / peak - Real(1);
-      if (dd < max_dd) max_dd = dd;
+      max_dd = math::less_or(dd, max_dd);
       dd_sq += dd * dd;
       // The longest stretch is taken when a stretch ends (and in finish()).
       if (equity < peak) {
