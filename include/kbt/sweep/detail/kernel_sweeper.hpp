@@ -77,28 +77,7 @@ class KernelSweeper final : public KernelSweepRunner {
   // [n][n_metrics] on the space (fenced). Combos are run tile by tile of
   // hoisted windows; the metrics come back in the given order.
   Kokkos::View<double**, memory_space> metrics_on_space(const std::vector<double>& combo_params,
-                                                        KernelSweepOutput* phases = nullptr) {
-    Kokkos::View<double**, memory_space> all;
-    const std::size_t n = for_each_tile(combo_params, phases, [&](const std::vector<std::size_t>& rows, std::size_t loaded,
-                                                                  std::size_t chunk, bool one_tile) {
-      detail::launch_sweep(exec_, functor_, loaded, chunk);  // fences
-      if (one_tile) {
-        all = functor_.metrics;
-        return;
-      }
-      if (all.extent(0) == 0) all = Kokkos::View<double**, memory_space>("kbt::metrics", n_combos_of(combo_params), n_metrics);
-      const std::vector<std::int64_t> index(rows.begin(), rows.end());
-      const auto dev_index = detail::upload_1d<std::int64_t, memory_space>(index, "kbt::metric_rows");
-      detail::ScatterMetricRows<ExecSpace> scatter{functor_.metrics, all, dev_index};
-      Kokkos::parallel_for("kbt::sweep::scatter_metrics",
-                           Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
-                               exec_, 0, static_cast<std::int64_t>(rows.size())),
-                           scatter);
-      exec_.fence();
-    });
-    if (n == 0) all = Kokkos::View<double**, memory_space>("kbt::metrics", 0, n_metrics);
-    return all;
-  }
+                                                        KernelSweepOutput* phases = nullptr);
 
   // The same on several windows in one pass (detail/window_sweep.hpp), fp64
   // only: metrics [W * n][n_metrics] (window-major) and, with one window and
@@ -107,36 +86,7 @@ class KernelSweeper final : public KernelSweepRunner {
     Kokkos::View<double**, Kokkos::LayoutRight, memory_space> metrics, period_returns;
   };
   WindowsOnSpace windows_on_space(const std::vector<double>& combo_params, const std::vector<ScoringWindow>& windows,
-                                  const std::vector<std::size_t>& period_last, KernelSweepOutput* phases = nullptr) {
-    if constexpr (!std::is_same<Real, double>::value) {
-      throw Error(ErrorCategory::internal, "sweep kernel: several windows in one pass run in fp64");
-    } else {
-      check_scoring_windows(windows, plan_.n_bars);
-      if (windows.empty() || (!period_last.empty() && windows.size() != 1))
-        throw Error(ErrorCategory::internal, "sweep kernel: period returns need exactly one window");
-      const std::size_t n = n_combos_of(combo_params);
-      detail::WindowTargets<memory_space> to;
-      std::vector<int> bounds;
-      for (const ScoringWindow& w : windows) bounds.push_back(int(w.begin)), bounds.push_back(int(w.end));
-      Kokkos::View<int**, Kokkos::LayoutRight, memory_space> dev_windows("kbt::windows", windows.size(), 2);
-      Kokkos::deep_copy(dev_windows, Kokkos::View<const int**, Kokkos::LayoutRight, Kokkos::HostSpace>(
-                                         bounds.data(), windows.size(), 2));
-      to.windows = dev_windows;
-      to.n_rows = static_cast<long>(n);
-      to.metrics = decltype(to.metrics)("kbt::window_metrics", windows.size() * n, n_metrics);
-      if (!period_last.empty()) {
-        to.period_last = detail::upload_1d<int, memory_space>(std::vector<int>(period_last.begin(), period_last.end()),
-                                                              "kbt::period_last");
-        to.period_returns = decltype(to.period_returns)("kbt::period_returns", period_last.size(), n);
-      }
-      for_each_tile(combo_params, phases, [&](const std::vector<std::size_t>& rows, std::size_t loaded,
-                                              std::size_t chunk, bool) {
-        to.out_row = detail::upload_1d<long, memory_space>(std::vector<long>(rows.begin(), rows.end()), "kbt::out_row");
-        detail::launch_window_sweep(exec_, functor_, loaded, chunk, to);  // fences
-      });
-      return WindowsOnSpace{to.metrics, to.period_returns};
-    }
-  }
+                                  const std::vector<std::size_t>& period_last, KernelSweepOutput* phases = nullptr);
 
   KernelSweepOutput run(const std::vector<double>& combo_params, const KernelTopKRequest& top_k) override {
     using Clock = std::chrono::steady_clock;
@@ -196,26 +146,7 @@ class KernelSweeper final : public KernelSweepRunner {
 
   // The series of register `reg` for one combo, [n_symbols][n_bars] on the
   // space, by the sweep kernel's in-thread evaluator (no simulation).
-  Kokkos::View<Real**, memory_space> evaluate_on_space(const std::vector<double>& params, int reg) {
-    const std::size_t n_h = plan_.hoisted_regs.size();
-    std::vector<std::size_t> window_index(n_h);
-    const std::size_t only = 0;
-    hoist(n_h == 0 ? 0 : tiling_->tile_of(params.data(), window_index.data()), window_index.data(), &only, 1, nullptr);
-    std::vector<int> rows;
-    append_rows(window_index.data(), rows);
-    KernelSweepOptions one = options_;
-    one.chunk_combos = 1;
-    std::size_t loaded = 0, chunk = 0;
-    detail::load_combos(functor_, shape_, plan_.n_params, n_h, params, rows, scratch_budget_, one, loaded, chunk);
-    auto f = functor_;
-    f.eval.first = 0;
-    f.chunk_count = 1;
-    f.emit_register = reg;
-    f.emitted = Kokkos::View<Real**, memory_space>("kbt::emitted", plan_.n_symbols, plan_.n_bars);
-    Kokkos::parallel_for("kbt::evaluate", Kokkos::RangePolicy<ExecSpace>(exec_, 0, 1), f);
-    exec_.fence();
-    return f.emitted;
-  }
+  Kokkos::View<Real**, memory_space> evaluate_on_space(const std::vector<double>& params, int reg);
 
   void set_scoring_window(const ScoringWindow& window) override {
     check_scoring_windows({window}, plan_.n_bars);
@@ -321,5 +252,93 @@ class KernelSweeper final : public KernelSweepRunner {
   detail::ScratchShape shape_;
   SweepFunctor<ExecSpace, Real> functor_;
 };
+
+// The members that launch kernels are defined outside the class, so that
+// they are not inline: `extern template class KernelSweeper<...>`
+// (sweep_kernel.hpp) then keeps every other translation unit from compiling
+// its own copy of the kernels, which the linker could keep instead of the -O3
+// instance's (docs/kernels.md "The kernels are compiled once, at -O3").
+
+template <class ExecSpace, class Real>
+Kokkos::View<double**, typename ExecSpace::memory_space> KernelSweeper<ExecSpace, Real>::metrics_on_space(
+    const std::vector<double>& combo_params, KernelSweepOutput* phases) {
+  Kokkos::View<double**, memory_space> all;
+  const std::size_t n = for_each_tile(combo_params, phases, [&](const std::vector<std::size_t>& rows, std::size_t loaded,
+                                                                std::size_t chunk, bool one_tile) {
+    detail::launch_sweep(exec_, functor_, loaded, chunk);  // fences
+    if (one_tile) {
+      all = functor_.metrics;
+      return;
+    }
+    if (all.extent(0) == 0) all = Kokkos::View<double**, memory_space>("kbt::metrics", n_combos_of(combo_params), n_metrics);
+    const std::vector<std::int64_t> index(rows.begin(), rows.end());
+    const auto dev_index = detail::upload_1d<std::int64_t, memory_space>(index, "kbt::metric_rows");
+    detail::ScatterMetricRows<ExecSpace> scatter{functor_.metrics, all, dev_index};
+    Kokkos::parallel_for("kbt::sweep::scatter_metrics",
+                         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
+                             exec_, 0, static_cast<std::int64_t>(rows.size())),
+                         scatter);
+    exec_.fence();
+  });
+  if (n == 0) all = Kokkos::View<double**, memory_space>("kbt::metrics", 0, n_metrics);
+  return all;
+}
+
+template <class ExecSpace, class Real>
+typename KernelSweeper<ExecSpace, Real>::WindowsOnSpace KernelSweeper<ExecSpace, Real>::windows_on_space(
+    const std::vector<double>& combo_params, const std::vector<ScoringWindow>& windows,
+    const std::vector<std::size_t>& period_last, KernelSweepOutput* phases) {
+  if constexpr (!std::is_same<Real, double>::value) {
+    throw Error(ErrorCategory::internal, "sweep kernel: several windows in one pass run in fp64");
+  } else {
+    check_scoring_windows(windows, plan_.n_bars);
+    if (windows.empty() || (!period_last.empty() && windows.size() != 1))
+      throw Error(ErrorCategory::internal, "sweep kernel: period returns need exactly one window");
+    const std::size_t n = n_combos_of(combo_params);
+    detail::WindowTargets<memory_space> to;
+    std::vector<int> bounds;
+    for (const ScoringWindow& w : windows) bounds.push_back(int(w.begin)), bounds.push_back(int(w.end));
+    Kokkos::View<int**, Kokkos::LayoutRight, memory_space> dev_windows("kbt::windows", windows.size(), 2);
+    Kokkos::deep_copy(dev_windows, Kokkos::View<const int**, Kokkos::LayoutRight, Kokkos::HostSpace>(
+                                       bounds.data(), windows.size(), 2));
+    to.windows = dev_windows;
+    to.n_rows = static_cast<long>(n);
+    to.metrics = decltype(to.metrics)("kbt::window_metrics", windows.size() * n, n_metrics);
+    if (!period_last.empty()) {
+      to.period_last = detail::upload_1d<int, memory_space>(std::vector<int>(period_last.begin(), period_last.end()),
+                                                            "kbt::period_last");
+      to.period_returns = decltype(to.period_returns)("kbt::period_returns", period_last.size(), n);
+    }
+    for_each_tile(combo_params, phases, [&](const std::vector<std::size_t>& rows, std::size_t loaded,
+                                            std::size_t chunk, bool) {
+      to.out_row = detail::upload_1d<long, memory_space>(std::vector<long>(rows.begin(), rows.end()), "kbt::out_row");
+      detail::launch_window_sweep(exec_, functor_, loaded, chunk, to);  // fences
+    });
+    return WindowsOnSpace{to.metrics, to.period_returns};
+  }
+}
+
+template <class ExecSpace, class Real>
+Kokkos::View<Real**, typename ExecSpace::memory_space> KernelSweeper<ExecSpace, Real>::evaluate_on_space(
+    const std::vector<double>& params, int reg) {
+  const std::size_t n_h = plan_.hoisted_regs.size();
+  std::vector<std::size_t> window_index(n_h);
+  const std::size_t only = 0;
+  hoist(n_h == 0 ? 0 : tiling_->tile_of(params.data(), window_index.data()), window_index.data(), &only, 1, nullptr);
+  std::vector<int> rows;
+  append_rows(window_index.data(), rows);
+  KernelSweepOptions one = options_;
+  one.chunk_combos = 1;
+  std::size_t loaded = 0, chunk = 0;
+  detail::load_combos(functor_, shape_, plan_.n_params, n_h, params, rows, scratch_budget_, one, loaded, chunk);
+  auto f = functor_;
+  f.eval.first = 0;
+  f.chunk_count = 1;
+  f.emit_register = reg;
+  f.emitted = Kokkos::View<Real**, memory_space>("kbt::emitted", plan_.n_symbols, plan_.n_bars);
+  Kokkos::parallel_for("kbt::evaluate", Kokkos::RangePolicy<ExecSpace>(exec_, 0, 1), f);
+  exec_.fence();
+  return f.emitted;
+}
 
 }  // namespace kbt
