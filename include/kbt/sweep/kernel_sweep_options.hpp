@@ -31,12 +31,14 @@ struct KernelSweepOptions {
   unsigned metric_groups = 15;  // metric_group::all
 };
 
-// Host spaces pair combos (the metrics' division chains of two combos overlap
-// in one core's pipeline); a GPU hides that latency across its warps already
-// and keeps one combo per thread.
+// One combo per thread on every space. Pairing two combos on a host thread
+// overlapped their metrics' division chains, which paid while a mispredicted
+// branch per bar dominated the loop; with branch-free selects the loop is
+// bound by its instructions and the pairing's buffers cost more than the
+// overlap gains (docs/sweep.md "Two combos per thread").
 template <class ExecSpace>
 int default_pair_combos() {
-  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible ? 1 : 0;
+  return 0;
 }
 
 // 64 bars on host spaces (decode each instruction once per 64 bars, loops the
