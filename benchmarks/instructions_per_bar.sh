@@ -35,11 +35,27 @@ count() {
   combos=$(grep -o 'combos=[0-9]*' "$log" | head -1 | cut -d= -f2)
   [[ -n $ir && -n $iters && -n $combos ]] || { echo "instructions_per_bar.sh: no result, see:" >&2; cat "$log" >&2; exit 1; }
   # A function the compiler inlined has no symbol to toggle on: nothing counted.
-  ((ir > combos * bars)) || { echo "instructions_per_bar.sh: nothing counted inside '$1' (inlined in this build?)" >&2; exit 1; }
+  ((${ir:-0} > combos * bars)) || { echo "instructions_per_bar.sh: nothing counted inside '$1' (inlined in this build?)" >&2; exit 1; }
   echo "$ir $iters $combos"
 }
 
-read -r k_ir k_it combos < <(count '*SweepFunctor*operator()*' kernel "^sweep_kernel/sma_cross/$space/$precision/$set/$bars/")
+# Count inside the innermost function that holds the kernel in this build: one
+# thread's combos (SweepFunctor::run_thread) where the compiler kept it a
+# function of its own, else the launch (SweepLaunch), else the call that
+# launches it (KernelSweeper::metrics_on_space, which also loads the combos:
+# a few instructions per combo, not per bar).
+symbols=$(nm -C "$bench")
+kernel_fn=
+for candidate in 'SweepFunctor<.*>::run_thread<@*SweepFunctor*run_thread*' 'kbt::SweepLaunch<@*SweepLaunch*' \
+                 'KernelSweeper<.*>::metrics_on_space@*KernelSweeper*metrics_on_space*'; do
+  if grep -Eq " [tTW] .*${candidate%%@*}" <<<"$symbols"; then
+    kernel_fn=${candidate#*@}
+    break
+  fi
+done
+[[ -n $kernel_fn ]] || { echo "instructions_per_bar.sh: no kernel function found in $bench" >&2; exit 1; }
+echo "counting inside $kernel_fn" >&2
+read -r k_ir k_it combos < <(count "$kernel_fn" kernel "^sweep_kernel/sma_cross/$space/$precision/$set/$bars/")
 read -r h_ir h_it _ < <(count '*hand_sma_cross_full*' hand "^hand_written_full/kokkos_lambda/$space/$set/$bars/")
 # The kernel runs once untimed before the timed iterations (time_kernel_calls).
 awk -v set="$set" -v k="$k_ir" -v kc="$((k_it + 1))" -v h="$h_ir" -v hc="$h_it" -v n="$combos" -v b="$bars" 'BEGIN {
