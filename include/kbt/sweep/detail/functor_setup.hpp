@@ -147,7 +147,7 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
   shape.state = lines(plan.state_size);
   shape.slots = lines(plan.scan_slots);
   shape.per_combo_bytes = sizeof(Real) * (shape.cur_width + shape.ring + shape.state + shape.slots + 3) +
-                          sizeof(PortfolioSymbol<Real>) * n_sym;
+                          sizeof(PortfolioSymbol<Real>) * Functor::symbol_row(n_sym);
   f.pair_combos = options.pair_combos >= 0 ? options.pair_combos : default_pair_combos<ExecSpace>();
   return f;
 }
@@ -197,7 +197,8 @@ void load_combos(SweepFunctor<ExecSpace, Real>& f, const ScratchShape& shape, st
     f.eval.state = Scratch("kbt::state", chunk, shape.state);
     f.eval.slots = Scratch("kbt::slots", chunk, shape.slots);
     f.sym = typename Functor::SymbolStates(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kbt::symbol_state")), chunk, f.portfolio.n_sym);
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kbt::symbol_state")), chunk,
+        Functor::symbol_row(static_cast<std::size_t>(f.portfolio.n_sym)));
   }
   f.metrics = Kokkos::View<double**, Space>("kbt::metrics", n_combos, n_metrics);
   n_combos_out = n_combos;

@@ -31,6 +31,17 @@ struct SweepFunctor {
   // Per-combo symbol states, one contiguous row per combo (read through a pointer).
   using SymbolStates = Kokkos::View<Symbol**, Kokkos::LayoutRight, memory_space>;
 
+  // The row length of SymbolStates for n symbols. On host spaces a row is
+  // whole 64-byte cache lines: threads on neighbouring combos write their
+  // states on every bar and would otherwise stall on each other's lines (as
+  // the scratch rows, functor_setup.hpp). A GPU keeps rows unpadded.
+  static std::size_t symbol_row(std::size_t n) {
+    if (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible) return n;
+    std::size_t per_lines = 1;  // the fewest states that fill whole lines
+    while (per_lines * sizeof(Symbol) % 64 != 0) ++per_lines;
+    return (n + per_lines - 1) / per_lines * per_lines;
+  }
+
   Evaluator eval;
   Step portfolio;
   SymbolStates sym;                                // [combo in chunk][symbol]

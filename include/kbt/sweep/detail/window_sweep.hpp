@@ -170,7 +170,7 @@ void launch_window_sweep(const ExecSpace& exec, const SweepFunctor<ExecSpace, Re
       l.states = decltype(l.states)(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kbt::window_states")),
                                     count, static_cast<std::size_t>(n_windows));
       l.sym = decltype(l.sym)(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kbt::window_symbols")), count,
-                              static_cast<std::size_t>(n_windows * f.portfolio.n_sym));
+                              Functor::symbol_row(static_cast<std::size_t>(n_windows * f.portfolio.n_sym)));
       l.period_last = to.period_last;
       l.period_returns = to.period_returns;
       const Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>> policy(exec, 0, static_cast<int>(count),
