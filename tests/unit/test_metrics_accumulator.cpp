@@ -1,5 +1,6 @@
 // The single-pass metrics against closed forms on constructed equity paths and trades.
 
+#include <kbt/metrics/metric_set.hpp>
 #include <kbt/metrics/metrics_accumulator.hpp>
 
 #include <gtest/gtest.h>
@@ -162,6 +163,39 @@ TEST(Metrics, WritesEveryMetricInOrder) {
   acc.finish(out);
   for (std::size_t i = 0; i < n_metrics; ++i) EXPECT_NE(out[i], 12345.678) << metric_names()[i];
   EXPECT_EQ(out[static_cast<int>(Metric::final_equity)], 102);
+}
+
+TEST(Metrics, ASetKeepsOnlyItsGroupsState) {
+  // Every set: initial equity, periods per year, bars, previous equity and
+  // trades (8 bytes each in fp64 on LP64); returns adds the three Welford and
+  // downside sums. The several-window pass copies a set's accumulator per
+  // window and block, so a field the set does not update must not exist.
+  EXPECT_EQ(sizeof(BasicMetricsAccumulator<double, 0>), 5 * sizeof(double));
+  EXPECT_EQ(sizeof(BasicMetricsAccumulator<double, metric_group::returns>), 8 * sizeof(double));
+  EXPECT_EQ(sizeof(BasicMetricsAccumulator<double, metric_group::returns | metric_group::drawdown>),
+            13 * sizeof(double));
+  EXPECT_LT(sizeof(BasicMetricsAccumulator<double, metric_group::returns | metric_group::drawdown>),
+            sizeof(MetricsAccumulator));
+}
+
+TEST(Metrics, ASetWritesNaNOutsideItsGroups) {
+  BasicMetricsAccumulator<double, metric_group::returns> acc(100, 252);
+  acc.add_bar(101, true);
+  acc.add_bar(99, false);
+  acc.add_trade(0.02, 2);
+  acc.add_fill(100, 1);
+  double out[n_metrics];
+  for (double& x : out) x = 12345.678;
+  acc.finish(out);
+  const MetricMask kept = metrics_of_groups(metric_group::returns);
+  for (std::size_t i = 0; i < n_metrics; ++i) {
+    if ((kept >> i) & 1u) {
+      EXPECT_FALSE(std::isnan(out[i])) << metric_names()[i];
+    } else {
+      EXPECT_TRUE(std::isnan(out[i])) << metric_names()[i];
+    }
+  }
+  EXPECT_EQ(out[static_cast<int>(Metric::n_trades)], 1);
 }
 
 }  // namespace

@@ -9,8 +9,9 @@
 // reference engine's fp64 values bit for bit. Callable on host and device.
 //
 // `Groups` (metric_set.hpp) compiles in only the state of some metrics: the
-// others are neither updated nor kept (finish() writes NaN for them), and the
-// metrics of the set get the same bits as with every group.
+// others are neither updated nor kept (no field holds them; finish() writes
+// NaN for them), and the metrics of the set get the same bits as with every
+// group.
 
 #include <kbt/core/detail/scalar_math.hpp>
 #include <kbt/metrics/metric_set.hpp>
@@ -18,86 +19,112 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <type_traits>
+
 namespace kbt {
 
+namespace detail {
+
+// The state of each metric group (metric_set.hpp). A set's accumulator
+// derives from the groups it keeps and from an empty base for the others, so
+// that it holds no field it does not update: a copy of it (the several-window
+// pass stores one per window and block) moves only what the set needs.
+template <class Real>
+struct ReturnMoments {
+  Real mean = 0;         // Welford running mean of per-bar simple returns
+  Real m2 = 0;           // Welford running sum of squared deviations
+  Real downside_sq = 0;  // sum of min(r, 0)^2
+};
+template <class Real>
+struct DrawdownTrack {
+  Real peak = 0;         // running peak of equity, starting at initial_equity
+  Real max_dd = 0;       // most negative equity / peak - 1 (0 when never under water)
+  Real dd_sq = 0;        // sum of (equity / peak - 1)^2
+  long dd_run = 0;       // bars under the running peak, current stretch
+  long dd_run_max = 0;   // longest stretch that has ended (finish() adds the current one)
+};
+template <class Real>
+struct TradeStats {      // closed trades, in the order they close
+  long n_wins = 0;
+  Real trade_return_sum = 0;
+  Real gross_win = 0;    // sum of positive trade returns
+  Real gross_loss = 0;   // minus the sum of negative trade returns (>= 0)
+  Real best_trade = 0;
+  Real worst_trade = 0;
+  Real duration_sum = 0;
+};
+template <class Real>
+struct Activity {
+  Real equity_sum = 0;       // for mean equity (turnover)
+  long exposed_bars = 0;
+  Real traded_notional = 0;  // sum of |units| * executed price over all fills
+  Real fees = 0;
+  Real funding = 0;          // positive = paid
+};
+template <unsigned Group>
+struct NotKept {};  // one empty type per group, so that two can be bases at once
+
+template <unsigned Groups, unsigned Group, class State>
+using KeptIf = std::conditional_t<(Groups & Group) != 0, State, NotKept<Group>>;
+
+}  // namespace detail
+
 template <class Real, unsigned Groups = metric_group::all>
-struct BasicMetricsAccumulator {
+struct BasicMetricsAccumulator : detail::KeptIf<Groups, metric_group::returns, detail::ReturnMoments<Real>>,
+                                 detail::KeptIf<Groups, metric_group::drawdown, detail::DrawdownTrack<Real>>,
+                                 detail::KeptIf<Groups, metric_group::trades, detail::TradeStats<Real>>,
+                                 detail::KeptIf<Groups, metric_group::activity, detail::Activity<Real>> {
   static constexpr bool with_returns = (Groups & metric_group::returns) != 0;
   static constexpr bool with_drawdown = (Groups & metric_group::drawdown) != 0;
   static constexpr bool with_trades = (Groups & metric_group::trades) != 0;
   static constexpr bool with_activity = (Groups & metric_group::activity) != 0;
 
+  // Kept by every set.
   Real initial_equity = 0;
   Real periods_per_year = 0;
-
-  // Bars of the scoring window.
-  long n_bars = 0;
+  long n_bars = 0;        // bars of the scoring window
   Real prev_equity = 0;   // equity at the previous close (initial_equity before the first bar)
-  Real mean = 0;          // Welford running mean of per-bar simple returns
-  Real m2 = 0;            // Welford running sum of squared deviations
-  Real downside_sq = 0;   // sum of min(r, 0)^2
-  Real peak = 0;          // running peak of equity, starting at initial_equity
-  Real max_dd = 0;        // most negative equity / peak - 1 (0 when never under water)
-  Real dd_sq = 0;         // sum of (equity / peak - 1)^2
-  long dd_run = 0;        // bars under the running peak, current stretch
-  long dd_run_max = 0;    // longest stretch that has ended (finish() adds the current one)
-  Real equity_sum = 0;    // for mean equity (turnover)
-  long exposed_bars = 0;
-
-  // Closed trades, in the order they close.
-  long n_trades = 0;
-  long n_wins = 0;
-  Real trade_return_sum = 0;
-  Real gross_win = 0;     // sum of positive trade returns
-  Real gross_loss = 0;    // minus the sum of negative trade returns (>= 0)
-  Real best_trade = 0;
-  Real worst_trade = 0;
-  Real duration_sum = 0;
-
-  // Costs and trading volume.
-  Real traded_notional = 0;  // sum of |units| * executed price over all fills
-  Real fees = 0;
-  Real funding = 0;          // positive = paid
+  long n_trades = 0;      // closed trades
 
   KOKKOS_DEFAULTED_FUNCTION BasicMetricsAccumulator() = default;
   KOKKOS_INLINE_FUNCTION BasicMetricsAccumulator(Real initial, Real ppy)
-      : initial_equity(initial), periods_per_year(ppy), prev_equity(initial), peak(initial) {}
+      : initial_equity(initial), periods_per_year(ppy), prev_equity(initial) {
+    if constexpr (with_drawdown) this->peak = initial;
+  }
 
   // One fill: notional = |delta units| * executed price; fee as charged.
   KOKKOS_INLINE_FUNCTION void add_fill(Real notional, Real fee) {
     if constexpr (with_activity) {
-      traded_notional += notional;
-      fees += fee;
+      this->traded_notional += notional;
+      this->fees += fee;
     }
   }
 
   // Funding charged to the account on one symbol and bar (negative = received).
   KOKKOS_INLINE_FUNCTION void add_funding(Real cost) {
-    if constexpr (with_activity) funding += cost;
+    if constexpr (with_activity) this->funding += cost;
   }
 
   // One closed trade: its return and its duration in bars.
   KOKKOS_INLINE_FUNCTION void add_trade(Real trade_return, Real duration_bars) {
-    if constexpr (!with_trades) {
-      n_trades += 1;
-      return;
-    }
-    if (n_trades == 0) {
-      best_trade = trade_return;
-      worst_trade = trade_return;
-    } else {
-      if (trade_return > best_trade) best_trade = trade_return;
-      if (trade_return < worst_trade) worst_trade = trade_return;
+    if constexpr (with_trades) {
+      if (n_trades == 0) {
+        this->best_trade = trade_return;
+        this->worst_trade = trade_return;
+      } else {
+        if (trade_return > this->best_trade) this->best_trade = trade_return;
+        if (trade_return < this->worst_trade) this->worst_trade = trade_return;
+      }
+      if (trade_return > Real(0)) {
+        this->n_wins += 1;
+        this->gross_win += trade_return;
+      } else if (trade_return < Real(0)) {
+        this->gross_loss -= trade_return;
+      }
+      this->trade_return_sum += trade_return;
+      this->duration_sum += duration_bars;
     }
     n_trades += 1;
-    if (trade_return > Real(0)) {
-      n_wins += 1;
-      gross_win += trade_return;
-    } else if (trade_return < Real(0)) {
-      gross_loss -= trade_return;
-    }
-    trade_return_sum += trade_return;
-    duration_sum += duration_bars;
   }
 
   // Equity at the close of the next window bar; `exposed`: a position was held
@@ -107,100 +134,81 @@ struct BasicMetricsAccumulator {
     if constexpr (with_returns) {
       const Real r = equity / prev_equity - Real(1);
       // Welford, in bar order.
-      const Real delta = r - mean;
-      mean += delta / Real(n_bars);
-      m2 += delta * (r - mean);
+      const Real delta = r - this->mean;
+      this->mean += delta / Real(n_bars);
+      this->m2 += delta * (r - this->mean);
       // r < 0 ? r : 0 without a branch: its sign is a coin toss per bar.
       const Real down = math::less_or(r, Real(0));
-      downside_sq += down * down;
+      this->downside_sq += down * down;
     }
     prev_equity = equity;
     if constexpr (with_drawdown) {
       // Drawdown from the running peak (the peak includes the initial equity).
-      peak = math::greater_or(equity, peak);
-      const Real dd = equity / peak - Real(1);
-      max_dd = math::less_or(dd, max_dd);
-      dd_sq += dd * dd;
+      this->peak = math::greater_or(equity, this->peak);
+      const Real dd = equity / this->peak - Real(1);
+      this->max_dd = math::less_or(dd, this->max_dd);
+      this->dd_sq += dd * dd;
       // The longest stretch is taken when a stretch ends (and in finish()).
-      if (equity < peak) {
-        dd_run += 1;
+      if (equity < this->peak) {
+        this->dd_run += 1;
       } else {
-        if (dd_run > dd_run_max) dd_run_max = dd_run;
-        dd_run = 0;
+        if (this->dd_run > this->dd_run_max) this->dd_run_max = this->dd_run;
+        this->dd_run = 0;
       }
     }
     if constexpr (with_activity) {
-      equity_sum += equity;
-      exposed_bars += exposed ? 1 : 0;
+      this->equity_sum += equity;
+      this->exposed_bars += exposed ? 1 : 0;
     }
   }
 
-  // Writes the n_metrics values in kbt::Metric order.
+  // Writes the n_metrics values in kbt::Metric order; the metrics of the
+  // groups the set does not keep are NaN.
   KOKKOS_INLINE_FUNCTION void finish(Real* out) const {
     const Real nan = math::quiet_nan<Real>();
+    for (int m = 0; m < int(n_metrics); ++m) out[m] = nan;
     const Real n = Real(n_bars);
-    const Real sqrt_ppy = math::sqrt(periods_per_year);
     const Real final_equity = prev_equity;
     const Real growth = final_equity / initial_equity;
 
     Real cagr = nan;
     if (n_bars > 0) cagr = growth > Real(0) ? math::pow(growth, periods_per_year / n) - Real(1) : Real(-1);
-    Real std_dev = nan;
-    if (n_bars > 1) std_dev = math::sqrt(m2 / Real(n_bars - 1));
-    const Real downside_dev = n_bars > 0 ? math::sqrt(downside_sq / n) : nan;
-
     out[int(Metric::total_return)] = growth - Real(1);
     out[int(Metric::cagr)] = cagr;
-    out[int(Metric::ann_volatility)] = std_dev * sqrt_ppy;
-    out[int(Metric::sharpe)] = std_dev > Real(0) ? mean / std_dev * sqrt_ppy : nan;
-    out[int(Metric::sortino)] = (n_bars > 1 && downside_dev > Real(0)) ? mean / downside_dev * sqrt_ppy : nan;
-    out[int(Metric::calmar)] = max_dd < Real(0) ? cagr / (-max_dd) : nan;
-    out[int(Metric::max_drawdown)] = n_bars > 0 ? max_dd : nan;
-    const long longest_run = dd_run > dd_run_max ? dd_run : dd_run_max;
-    out[int(Metric::max_drawdown_duration)] = n_bars > 0 ? Real(longest_run) : nan;
-    out[int(Metric::ulcer_index)] = n_bars > 0 ? math::sqrt(dd_sq / n) : nan;
-
-    const Real trades = Real(n_trades);
-    const bool any = n_trades > 0;
-    out[int(Metric::n_trades)] = trades;
-    out[int(Metric::win_rate)] = any ? Real(n_wins) / trades : nan;
-    out[int(Metric::profit_factor)] = gross_loss > Real(0) ? gross_win / gross_loss : nan;
-    out[int(Metric::avg_trade_return)] = any ? trade_return_sum / trades : nan;
-    out[int(Metric::best_trade)] = any ? best_trade : nan;
-    out[int(Metric::worst_trade)] = any ? worst_trade : nan;
-    out[int(Metric::avg_trade_duration)] = any ? duration_sum / trades : nan;
-
-    out[int(Metric::exposure)] = n_bars > 0 ? Real(exposed_bars) / n : nan;
-    out[int(Metric::turnover)] = n_bars > 0 ? traded_notional / (equity_sum / n) : nan;
-    out[int(Metric::fees_paid)] = fees;
-    out[int(Metric::funding_paid)] = funding;
+    out[int(Metric::n_trades)] = Real(n_trades);
     out[int(Metric::final_equity)] = final_equity;
 
-    // The metrics outside the set were not accumulated.
-    if constexpr (!with_returns) {
-      out[int(Metric::ann_volatility)] = nan;
-      out[int(Metric::sharpe)] = nan;
-      out[int(Metric::sortino)] = nan;
+    if constexpr (with_returns) {
+      const Real sqrt_ppy = math::sqrt(periods_per_year);
+      Real std_dev = nan;
+      if (n_bars > 1) std_dev = math::sqrt(this->m2 / Real(n_bars - 1));
+      const Real downside_dev = n_bars > 0 ? math::sqrt(this->downside_sq / n) : nan;
+      out[int(Metric::ann_volatility)] = std_dev * sqrt_ppy;
+      out[int(Metric::sharpe)] = std_dev > Real(0) ? this->mean / std_dev * sqrt_ppy : nan;
+      out[int(Metric::sortino)] = (n_bars > 1 && downside_dev > Real(0)) ? this->mean / downside_dev * sqrt_ppy : nan;
     }
-    if constexpr (!with_drawdown) {
-      out[int(Metric::calmar)] = nan;
-      out[int(Metric::max_drawdown)] = nan;
-      out[int(Metric::max_drawdown_duration)] = nan;
-      out[int(Metric::ulcer_index)] = nan;
+    if constexpr (with_drawdown) {
+      out[int(Metric::calmar)] = this->max_dd < Real(0) ? cagr / (-this->max_dd) : nan;
+      out[int(Metric::max_drawdown)] = n_bars > 0 ? this->max_dd : nan;
+      const long longest_run = this->dd_run > this->dd_run_max ? this->dd_run : this->dd_run_max;
+      out[int(Metric::max_drawdown_duration)] = n_bars > 0 ? Real(longest_run) : nan;
+      out[int(Metric::ulcer_index)] = n_bars > 0 ? math::sqrt(this->dd_sq / n) : nan;
     }
-    if constexpr (!with_trades) {
-      out[int(Metric::win_rate)] = nan;
-      out[int(Metric::profit_factor)] = nan;
-      out[int(Metric::avg_trade_return)] = nan;
-      out[int(Metric::best_trade)] = nan;
-      out[int(Metric::worst_trade)] = nan;
-      out[int(Metric::avg_trade_duration)] = nan;
+    if constexpr (with_trades) {
+      const Real trades = Real(n_trades);
+      const bool any = n_trades > 0;
+      out[int(Metric::win_rate)] = any ? Real(this->n_wins) / trades : nan;
+      out[int(Metric::profit_factor)] = this->gross_loss > Real(0) ? this->gross_win / this->gross_loss : nan;
+      out[int(Metric::avg_trade_return)] = any ? this->trade_return_sum / trades : nan;
+      out[int(Metric::best_trade)] = any ? this->best_trade : nan;
+      out[int(Metric::worst_trade)] = any ? this->worst_trade : nan;
+      out[int(Metric::avg_trade_duration)] = any ? this->duration_sum / trades : nan;
     }
-    if constexpr (!with_activity) {
-      out[int(Metric::exposure)] = nan;
-      out[int(Metric::turnover)] = nan;
-      out[int(Metric::fees_paid)] = nan;
-      out[int(Metric::funding_paid)] = nan;
+    if constexpr (with_activity) {
+      out[int(Metric::exposure)] = n_bars > 0 ? Real(this->exposed_bars) / n : nan;
+      out[int(Metric::turnover)] = n_bars > 0 ? this->traded_notional / (this->equity_sum / n) : nan;
+      out[int(Metric::fees_paid)] = this->fees;
+      out[int(Metric::funding_paid)] = this->funding;
     }
   }
 
