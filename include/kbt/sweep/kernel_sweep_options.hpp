@@ -36,10 +36,7 @@ struct KernelSweepOptions {
 // branch per bar dominated the loop; with branch-free selects the loop is
 // bound by its instructions and the pairing's buffers cost more than the
 // overlap gains (docs/sweep.md "Two combos per thread").
-template <class ExecSpace>
-int default_pair_combos() {
-  return 0;
-}
+inline int default_pair_combos() { return 0; }
 
 // 64 bars on host spaces (decode each instruction once per 64 bars, loops the
 // compiler vectorises, scratch that stays in L1); 16 on a GPU, where dispatch

@@ -135,20 +135,17 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
     throw Error(ErrorCategory::internal, "sweep kernel: swept settings need the general portfolio step");
 
   // Scratch per combo: registers, rings, states, scan slots, symbol states.
-  // Each combo's scratch rows are padded to whole 64-byte cache lines: host
-  // threads running neighbouring combos would otherwise write the same lines
-  // (a 1-Real state row packs 8 combos into one line) and stall each other.
-  const auto lines = [](std::size_t reals) {
-    constexpr std::size_t per_line = 64 / sizeof(Real);
-    return (std::max<std::size_t>(reals, 1) + per_line - 1) / per_line * per_line;
-  };
+  // Each combo's scratch rows are padded to whole cache lines: host threads
+  // running neighbouring combos would otherwise write the same lines (a
+  // 1-Real state row packs 8 combos into one line) and stall each other.
+  const auto lines = [](std::size_t reals) { return whole_cache_lines<Real>(reals); };
   shape.cur_width = lines(static_cast<std::size_t>(n_slots) * n_sym * e.block);
   shape.ring = lines(plan.ring_size);
   shape.state = lines(plan.state_size);
   shape.slots = lines(plan.scan_slots);
   shape.per_combo_bytes = sizeof(Real) * (shape.cur_width + shape.ring + shape.state + shape.slots + 3) +
                           sizeof(PortfolioSymbol<Real>) * Functor::symbol_row(n_sym);
-  f.pair_combos = options.pair_combos >= 0 ? options.pair_combos : default_pair_combos<ExecSpace>();
+  f.pair_combos = options.pair_combos >= 0 ? options.pair_combos : default_pair_combos();
   return f;
 }
 
@@ -229,8 +226,9 @@ void launch_sweep(const ExecSpace& exec, SweepFunctor<ExecSpace, Real>& f, std::
     // GPUs ignore the schedule.
     const Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>> policy(
         exec, 0, f.threads_for(static_cast<int>(count)), Kokkos::ChunkSize(1));
-    f.with_variant([&](auto kind, auto groups) {
-      using Launch = SweepLaunch<SweepFunctor<ExecSpace, Real>, decltype(kind)::value, decltype(groups)::value>;
+    f.with_variant([&](auto kind, auto groups, auto symbols) {
+      using Launch = SweepLaunch<SweepFunctor<ExecSpace, Real>, decltype(kind)::value, decltype(groups)::value,
+                                 decltype(symbols)::value>;
       Kokkos::parallel_for("kbt::sweep", policy, Launch{f});
     });
   }

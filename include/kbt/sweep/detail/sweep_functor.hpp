@@ -11,6 +11,7 @@
 #include <kbt/metrics/metrics_accumulator.hpp>
 #include <kbt/simulation/portfolio_step.hpp>
 #include <kbt/sweep/detail/block_evaluator.hpp>
+#include <kbt/sweep/detail/cache_lines.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -30,17 +31,14 @@ struct SweepFunctor {
   using Acct = Account<Real, BasicMetricsAccumulator<Real, Groups>>;
   // Per-combo symbol states, one contiguous row per combo (read through a pointer).
   using SymbolStates = Kokkos::View<Symbol**, Kokkos::LayoutRight, memory_space>;
+  // Host threads (Serial, OpenMP, ...) rather than a GPU's.
+  static constexpr bool host_space = Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
 
   // The row length of SymbolStates for n symbols. On host spaces a row is
-  // whole 64-byte cache lines: threads on neighbouring combos write their
-  // states on every bar and would otherwise stall on each other's lines (as
-  // the scratch rows, functor_setup.hpp). A GPU keeps rows unpadded.
-  static std::size_t symbol_row(std::size_t n) {
-    if (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible) return n;
-    std::size_t per_lines = 1;  // the fewest states that fill whole lines
-    while (per_lines * sizeof(Symbol) % 64 != 0) ++per_lines;
-    return (n + per_lines - 1) / per_lines * per_lines;
-  }
+  // whole cache lines: threads on neighbouring combos write their states on
+  // every bar and would otherwise stall on each other's lines (as the scratch
+  // rows, functor_setup.hpp). A GPU keeps rows unpadded.
+  static std::size_t symbol_row(std::size_t n) { return host_space ? whole_cache_lines<Symbol>(n) : n; }
 
   Evaluator eval;
   Step portfolio;
@@ -113,24 +111,32 @@ struct SweepFunctor {
     return step;
   }
 
-  template <int NSym, int StepKind, unsigned Groups>
-  KOKKOS_FORCEINLINE_FUNCTION void simulate(int i, Symbol* st) const {
+  // The step of combo i for a compiled step kind: a copy with its swept
+  // settings for the general step, the run's own step (no copy) for the
+  // close-fill kinds, which take no swept settings.
+  template <int StepKind>
+  KOKKOS_FORCEINLINE_FUNCTION decltype(auto) step_of(int i) const {
     if constexpr (StepKind == int(PortfolioStepKind::general)) {
-      simulate_with<NSym, StepKind, Groups>(step_with_settings_of(i), i, st);
+      return step_with_settings_of(i);
     } else {
-      simulate_with<NSym, StepKind, Groups>(portfolio, i, st);
+      return (portfolio);  // const Step&
     }
   }
 
+  // The combo's swept settings are read again for every block, after its
+  // evaluation: held across the evaluator instead, they cost a GPU thread
+  // about ten registers for nothing (docs/kernels.md "Registers on a GPU").
+  // Neither the window, the initial capital nor the periods per year is ever
+  // swept, so the account opens and the loop ends with the run's rules.
   template <int NSym, int StepKind, unsigned Groups>
-  KOKKOS_FORCEINLINE_FUNCTION void simulate_with(const Step& step, int i, Symbol* st) const {
-    Step::template reset<NSym>(st, step.n_sym);
-    Acct<Groups> a = step.template open_account<BasicMetricsAccumulator<Real, Groups>>();
-    const int end = step.rules.window_end, block = eval.block;
+  KOKKOS_FORCEINLINE_FUNCTION void simulate(int i, Symbol* st) const {
+    Step::template reset<NSym>(st, portfolio.n_sym);
+    Acct<Groups> a = portfolio.template open_account<BasicMetricsAccumulator<Real, Groups>>();
+    const int end = portfolio.rules.window_end, block = eval.block;
     for (int t0 = 0; t0 < end; t0 += block) {
       const int nb = end - t0 < block ? end - t0 : block;
       eval.evaluate_block(i, t0, nb);
-      advance<NSym, StepKind>(step, i, st, a, t0, 0, nb, nullptr);
+      advance<NSym, StepKind>(step_of<StepKind>(i), i, st, a, t0, 0, nb, nullptr);
     }
     write_metrics(i, a);
   }
@@ -141,12 +147,7 @@ struct SweepFunctor {
   // metrics (docs/metrics.md) overlap instead of following each other.
   template <int NSym, int StepKind, unsigned Groups>
   KOKKOS_FORCEINLINE_FUNCTION void simulate_pair(int i0, Symbol* st0, int i1, Symbol* st1) const {
-    if constexpr (StepKind == int(PortfolioStepKind::general)) {
-      simulate_pair_with<NSym, StepKind, Groups>(step_with_settings_of(i0), i0, st0, step_with_settings_of(i1), i1,
-                                                 st1);
-    } else {
-      simulate_pair_with<NSym, StepKind, Groups>(portfolio, i0, st0, portfolio, i1, st1);
-    }
+    simulate_pair_with<NSym, StepKind, Groups>(step_of<StepKind>(i0), i0, st0, step_of<StepKind>(i1), i1, st1);
   }
 
   template <int NSym, int StepKind, unsigned Groups>
@@ -181,7 +182,7 @@ struct SweepFunctor {
   // Thread `i` runs combo i, or with `pair_combos` combos 2i and 2i + 1 (the
   // last thread of an odd chunk runs one). Only host spaces compile the paired
   // path: on a GPU its buffers would cost registers and stack in every thread.
-  static constexpr bool can_pair = Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
+  static constexpr bool can_pair = host_space;
   int pair_combos = 0;
   int chunk_count = 0;  // combos in this chunk
 
@@ -197,12 +198,23 @@ struct SweepFunctor {
     }
   }
 
-  // Thread `thread` of a sweep whose portfolio step kind and metric set are
-  // compile-time ones (SweepLaunch, one kernel each: on a GPU each gets its
-  // own register allocation).
-  template <int StepKind, unsigned Groups>
+  // How many symbols a kernel is compiled for (the Symbols parameter of
+  // run_thread): one, whose state lives in registers; several, whose states
+  // live in `sym`; or either, chosen per thread at run time.
+  static constexpr int one_symbol = 1, several_symbols = 0, any_symbols = -1;
+  // A GPU gets one kernel for each: with both paths in one kernel its body
+  // grows past the size up to which nvcc inlines it into the kernel entry, and
+  // as a called function it read the functor through a pointer and held about
+  // 60 more registers (docs/kernels.md "Registers on a GPU"). Host compilers
+  // inline either way, so host spaces keep one kernel (and half the code).
+  static constexpr bool kernel_per_symbol_count = !host_space;
+
+  // Thread `thread` of a sweep whose portfolio step kind, metric set and
+  // symbol count are compile-time ones (SweepLaunch, one kernel each: on a
+  // GPU each gets its own register allocation).
+  template <int StepKind, unsigned Groups, int Symbols>
   KOKKOS_INLINE_FUNCTION void run_thread(const int thread) const {
-    if constexpr (can_pair) {
+    if constexpr (can_pair && Symbols == any_symbols) {
       if (pair_combos) {
         const int i0 = 2 * thread;
         eval.prepare(i0);
@@ -215,18 +227,23 @@ struct SweepFunctor {
             simulate_pair<0, StepKind, Groups>(i0, &sym(i0, 0), i0 + 1, &sym(i0 + 1, 0));
           }
         } else {
-          simulate_one<StepKind, Groups>(i0);
+          simulate_one<StepKind, Groups, Symbols>(i0);
         }
         return;
       }
     }
     eval.prepare(thread);
-    simulate_one<StepKind, Groups>(thread);
+    simulate_one<StepKind, Groups, Symbols>(thread);
   }
 
-  template <int StepKind, unsigned Groups>
+  template <int StepKind, unsigned Groups, int Symbols>
   KOKKOS_FORCEINLINE_FUNCTION void simulate_one(int i) const {
-    if (portfolio.n_sym == 1) {
+    if constexpr (Symbols == one_symbol) {
+      Symbol one[1];
+      simulate<1, StepKind, Groups>(i, one);
+    } else if constexpr (Symbols == several_symbols) {
+      simulate<0, StepKind, Groups>(i, &sym(i, 0));
+    } else if (portfolio.n_sym == 1) {
       Symbol one[1];
       simulate<1, StepKind, Groups>(i, one);
     } else {
@@ -234,17 +251,26 @@ struct SweepFunctor {
     }
   }
 
-  // Calls f(std::integral_constant<int, kind>{}, std::integral_constant<unsigned, groups>{})
-  // for the run's step kind (PortfolioRules::step) and metric set, on the host.
+  // Calls f(kind, groups, symbols), each a std::integral_constant: the run's
+  // step kind (PortfolioRules::step), its metric set and the symbol count the
+  // kernel is compiled for (any_symbols on host spaces). On the host.
   template <class F>
   void with_variant(F&& f) const {
     constexpr unsigned returns = metric_group::returns, drawdown = metric_group::drawdown;
+    const auto by_symbols = [&](auto kind, auto groups) {
+      if constexpr (kernel_per_symbol_count) {
+        if (portfolio.n_sym == 1) return f(kind, groups, std::integral_constant<int, one_symbol>{});
+        return f(kind, groups, std::integral_constant<int, several_symbols>{});
+      } else {
+        return f(kind, groups, std::integral_constant<int, any_symbols>{});
+      }
+    };
     const auto by_set = [&](auto kind) {
       switch (metric_groups) {
-        case 0: return f(kind, std::integral_constant<unsigned, 0>{});
-        case returns: return f(kind, std::integral_constant<unsigned, returns>{});
-        case returns | drawdown: return f(kind, std::integral_constant<unsigned, returns | drawdown>{});
-        default: return f(kind, std::integral_constant<unsigned, metric_group::all>{});
+        case 0: return by_symbols(kind, std::integral_constant<unsigned, 0>{});
+        case returns: return by_symbols(kind, std::integral_constant<unsigned, returns>{});
+        case returns | drawdown: return by_symbols(kind, std::integral_constant<unsigned, returns | drawdown>{});
+        default: return by_symbols(kind, std::integral_constant<unsigned, metric_group::all>{});
       }
     };
     switch (PortfolioStepKind(portfolio.rules.step)) {
@@ -267,11 +293,13 @@ struct SweepFunctor {
 };
 
 // One variant of the sweep kernel as its own functor (one kernel per step
-// kind and metric set).
-template <class Functor, int StepKind, unsigned Groups>
+// kind, metric set and, on a GPU, symbol count).
+template <class Functor, int StepKind, unsigned Groups, int Symbols>
 struct SweepLaunch {
   Functor f;
-  KOKKOS_INLINE_FUNCTION void operator()(const int thread) const { f.template run_thread<StepKind, Groups>(thread); }
+  KOKKOS_INLINE_FUNCTION void operator()(const int thread) const {
+    f.template run_thread<StepKind, Groups, Symbols>(thread);
+  }
 };
 
 }  // namespace kbt

@@ -20,7 +20,7 @@
 
 namespace kbt {
 
-template <class Functor, int StepKind, unsigned Groups>
+template <class Functor, int StepKind, unsigned Groups, int Symbols>
 struct WindowSweepLaunch {
   using memory_space = typename Functor::memory_space;
   using Real = typename Functor::real_type;
@@ -68,12 +68,12 @@ struct WindowSweepLaunch {
     }
   };
 
-  // Bars [t0, t0 + b1) of one window (the block is evaluated): warm-up before
-  // its begin, then the portfolio step, as SweepFunctor::advance.
+  // Bars [t0, t0 + b1) of window [begin, end) (the block is evaluated):
+  // warm-up before its begin, then the portfolio step, as
+  // SweepFunctor::advance. The step's own window is not read.
   template <int NSym>
   KOKKOS_FORCEINLINE_FUNCTION void advance(const Step& step, const PortfolioSignals<Real>& sig, Symbol* st, State& s,
-                                           int t0, int b1, long row) const {
-    const int begin = step.rules.window_begin, end = step.rules.window_end;
+                                           int begin, int end, int t0, int b1, long row) const {
     const int warm_end = begin - t0 < 0 ? 0 : (begin - t0 < b1 ? begin - t0 : b1);
     step.template warm_up<NSym>(sig, st, 0, warm_end);
     for (int b = warm_end; b < b1; ++b) {
@@ -85,48 +85,56 @@ struct WindowSweepLaunch {
 
   template <int NSym>
   KOKKOS_FORCEINLINE_FUNCTION void run(int i) const {
-    Step step = StepKind == int(PortfolioStepKind::general) ? f.step_with_settings_of(i) : f.portfolio;
-    const int n_sym = step.n_sym;
+    const Step& run = f.portfolio;  // the settings no combo sweeps (SweepFunctor::simulate)
+    const int n_sym = run.n_sym;
     const long row = out_row(f.eval.first + i);
     int end = 0;
     for (int w = 0; w < n_windows; ++w) {
       Step::template reset<NSym>(&sym(i, w * n_sym), n_sym);
-      states(i, w) = State{step.template open_account<BasicMetricsAccumulator<Real, Groups>>(),
-                           double(step.rules.initial_capital), 0};
+      states(i, w) = State{run.template open_account<BasicMetricsAccumulator<Real, Groups>>(),
+                           double(run.rules.initial_capital), 0};
       end = windows(w, 1) > end ? windows(w, 1) : end;
     }
     for (int t0 = 0; t0 < end; t0 += f.eval.block) {
       const int nb = end - t0 < f.eval.block ? end - t0 : f.eval.block;
       f.eval.evaluate_block(i, t0, nb);
       const PortfolioSignals<Real> sig = f.eval.signals_of(i, t0);
+      // Per block, as SweepFunctor::simulate; shared by the windows, which
+      // pass their bounds to advance (a copy per window cost registers).
+      decltype(auto) step = f.template step_of<StepKind>(i);
       for (int w = 0; w < n_windows; ++w) {
-        const int w_end = windows(w, 1);
+        const int w_begin = windows(w, 0), w_end = windows(w, 1);
         if (t0 >= w_end) continue;
-        step.rules.window_begin = windows(w, 0);
-        step.rules.window_end = w_end;
         const int b1 = w_end - t0 < nb ? w_end - t0 : nb;
         State s = states(i, w);
         Symbol* row_states = &sym(i, w * n_sym);
         if constexpr (NSym == 1) {
           Symbol one[1] = {row_states[0]};
-          advance<1>(step, sig, one, s, t0, b1, row);
+          advance<1>(step, sig, one, s, w_begin, w_end, t0, b1, row);
           row_states[0] = one[0];
         } else {
-          advance<NSym>(step, sig, row_states, s, t0, b1, row);
+          advance<NSym>(step, sig, row_states, s, w_begin, w_end, t0, b1, row);
         }
         states(i, w) = s;
-        if (t0 + b1 == w_end) {
-          Real result[n_metrics];
-          s.a.acc.finish(result);
-          for (int m = 0; m < int(n_metrics); ++m) out(w * n_rows + row, m) = double(result[m]);
-        }
       }
+    }
+    // Every window has ended (`end` is the last one's): its metrics, after
+    // the loop, where the block's state is no longer live beside finish()'s.
+    for (int w = 0; w < n_windows; ++w) {
+      Real result[n_metrics];
+      states(i, w).a.acc.finish(result);
+      for (int m = 0; m < int(n_metrics); ++m) out(w * n_rows + row, m) = double(result[m]);
     }
   }
 
+  // Symbols: as SweepFunctor::run_thread's (one kernel per symbol count on a GPU).
   KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
     f.eval.prepare(i);
-    if (f.portfolio.n_sym == 1) {
+    if constexpr (Symbols == Functor::one_symbol) {
+      run<1>(i);
+    } else if constexpr (Symbols == Functor::several_symbols) {
+      run<0>(i);
+    } else if (f.portfolio.n_sym == 1) {
       run<1>(i);
     } else {
       run<0>(i);
@@ -156,8 +164,8 @@ void launch_window_sweep(const ExecSpace& exec, const SweepFunctor<ExecSpace, Re
   const int n_windows = static_cast<int>(to.windows.extent(0));
   for (std::size_t first = 0; first < n_combos; first += chunk) {
     const std::size_t count = std::min(chunk, n_combos - first);
-    f.with_variant([&](auto kind, auto groups) {
-      using Launch = WindowSweepLaunch<Functor, decltype(kind)::value, decltype(groups)::value>;
+    f.with_variant([&](auto kind, auto groups, auto symbols) {
+      using Launch = WindowSweepLaunch<Functor, decltype(kind)::value, decltype(groups)::value, decltype(symbols)::value>;
       Launch l;
       l.f = f;
       l.f.eval.first = static_cast<long>(first);
