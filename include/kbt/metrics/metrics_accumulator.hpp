@@ -40,26 +40,26 @@ struct DrawdownTrack {
   Real peak = 0;         // running peak of equity, starting at initial_equity
   Real max_dd = 0;       // most negative equity / peak - 1 (0 when never under water)
   Real dd_sq = 0;        // sum of (equity / peak - 1)^2
-  long dd_run = 0;       // bars under the running peak, current stretch
-  long dd_run_max = 0;   // longest stretch that has ended (finish() adds the current one)
+  int dd_run = 0;        // bars under the running peak, current stretch
+  int dd_run_max = 0;    // longest stretch that has ended (finish() adds the current one)
 };
 template <class Real>
 struct TradeStats {      // closed trades, in the order they close
-  long n_wins = 0;
   Real trade_return_sum = 0;
   Real gross_win = 0;    // sum of positive trade returns
   Real gross_loss = 0;   // minus the sum of negative trade returns (>= 0)
   Real best_trade = 0;
   Real worst_trade = 0;
   Real duration_sum = 0;
+  int n_wins = 0;
 };
 template <class Real>
 struct Activity {
   Real equity_sum = 0;       // for mean equity (turnover)
-  long exposed_bars = 0;
   Real traded_notional = 0;  // sum of |units| * executed price over all fills
   Real fees = 0;
   Real funding = 0;          // positive = paid
+  int exposed_bars = 0;
 };
 template <unsigned Group>
 struct NotKept {};  // one empty type per group, so that two can be bases at once
@@ -79,12 +79,14 @@ struct BasicMetricsAccumulator : detail::KeptIf<Groups, metric_group::returns, d
   static constexpr bool with_trades = (Groups & metric_group::trades) != 0;
   static constexpr bool with_activity = (Groups & metric_group::activity) != 0;
 
-  // Kept by every set.
+  // Kept by every set. The counters are int, as the kernels' bar indices (a
+  // window holds fewer than 2^31 bars): a 64-bit counter takes an aligned
+  // pair of a GPU thread's registers.
   Real initial_equity = 0;
   Real periods_per_year = 0;
-  long n_bars = 0;        // bars of the scoring window
-  Real prev_equity = 0;   // equity at the previous close (initial_equity before the first bar)
-  long n_trades = 0;      // closed trades
+  Real prev_equity = 0;  // equity at the previous close (initial_equity before the first bar)
+  int n_bars = 0;        // bars of the scoring window
+  int n_trades = 0;      // closed trades
 
   KOKKOS_DEFAULTED_FUNCTION BasicMetricsAccumulator() = default;
   KOKKOS_INLINE_FUNCTION BasicMetricsAccumulator(Real initial, Real ppy)
@@ -190,7 +192,7 @@ struct BasicMetricsAccumulator : detail::KeptIf<Groups, metric_group::returns, d
     if constexpr (with_drawdown) {
       out[int(Metric::calmar)] = this->max_dd < Real(0) ? cagr / (-this->max_dd) : nan;
       out[int(Metric::max_drawdown)] = n_bars > 0 ? this->max_dd : nan;
-      const long longest_run = this->dd_run > this->dd_run_max ? this->dd_run : this->dd_run_max;
+      const int longest_run = this->dd_run > this->dd_run_max ? this->dd_run : this->dd_run_max;
       out[int(Metric::max_drawdown_duration)] = n_bars > 0 ? Real(longest_run) : nan;
       out[int(Metric::ulcer_index)] = n_bars > 0 ? math::sqrt(this->dd_sq / n) : nan;
     }
