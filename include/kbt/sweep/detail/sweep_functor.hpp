@@ -125,7 +125,7 @@ struct SweepFunctor {
 
   // The combo's swept settings are read again for every block, after its
   // evaluation: held across the evaluator instead, they cost a GPU thread
-  // about ten registers for nothing (docs/kernels.md "Registers on a GPU").
+  // about ten registers for nothing (docs/kernels.md "The sweep kernels").
   // Neither the window, the initial capital nor the periods per year is ever
   // swept, so the account opens and the loop ends with the run's rules.
   template <int NSym, int StepKind, unsigned Groups>
@@ -205,7 +205,7 @@ struct SweepFunctor {
   // A GPU gets one kernel for each: with both paths in one kernel its body
   // grows past the size up to which nvcc inlines it into the kernel entry, and
   // as a called function it read the functor through a pointer and held about
-  // 60 more registers (docs/kernels.md "Registers on a GPU"). Host compilers
+  // 60 more registers (docs/kernels.md "The sweep kernels"). Host compilers
   // inline either way, so host spaces keep one kernel (and half the code).
   static constexpr bool kernel_per_symbol_count = !host_space;
 
