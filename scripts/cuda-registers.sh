@@ -11,6 +11,7 @@
 # its generated headers (default build). OUT_DIR keeps the ptxas logs (default
 # a temporary directory). Takes about 6 minutes on two cores: the instances
 # hold every variant. KBT_TABULATE_ONLY=1 tabulates OUT_DIR's logs again.
+# Exits 1 when a variant is over the register budget or spills (below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 die() { echo "cuda-registers.sh: $*" >&2; exit 2; }
@@ -58,3 +59,18 @@ tabulate() {
   done
 } | tee "$out/registers.md"
 echo "cuda-registers.sh: logs in $out" >&2
+
+# The budget (docs/kernels.md "The sweep kernels"): no variant uses stack or
+# spills; a SweepLaunch with a reduced metric set uses at most 128 registers in
+# fp64 and 96 in fp32. Exits 1 naming every variant over it.
+over=$(awk -F' *[|] *' 'NR > 2 {
+  budget = ($3 == "double" ? 128 : 96)
+  if ($8 != 0 || $9 != 0 || ($2 == "SweepLaunch" && $5 != "all" && $7 > budget)) print
+}' "$out/registers.md")
+[[ -n $(tail -n +3 "$out/registers.md") ]] || die "no sweep kernel found in the ptxas logs"
+if [[ -n $over ]]; then
+  echo "cuda-registers.sh: over budget:" >&2
+  echo "$over" >&2
+  exit 1
+fi
+echo "cuda-registers.sh: every variant within budget" >&2

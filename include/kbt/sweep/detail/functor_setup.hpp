@@ -224,11 +224,12 @@ void launch_sweep(const ExecSpace& exec, SweepFunctor<ExecSpace, Real>& f, std::
     // combo that trades often does more per bar), and a static split of a
     // grid in row order gives one host thread the expensive end of an axis.
     // GPUs ignore the schedule.
-    const Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>> policy(
-        exec, 0, f.threads_for(static_cast<int>(count)), Kokkos::ChunkSize(1));
     f.with_variant([&](auto kind, auto groups, auto symbols) {
-      using Launch = SweepLaunch<SweepFunctor<ExecSpace, Real>, decltype(kind)::value, decltype(groups)::value,
-                                 decltype(symbols)::value>;
+      using Functor = SweepFunctor<ExecSpace, Real>;
+      using Launch = SweepLaunch<Functor, decltype(kind)::value, decltype(groups)::value, decltype(symbols)::value>;
+      using Bounds = typename Functor::template launch_bounds<decltype(kind)::value, decltype(groups)::value>;
+      const Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>, Bounds> policy(
+          exec, 0, f.threads_for(static_cast<int>(count)), Kokkos::ChunkSize(1));
       Kokkos::parallel_for("kbt::sweep", policy, Launch{f});
     });
   }

@@ -91,11 +91,19 @@ struct SweepFunctor {
     }
   }
 
+  // An account's metrics, finished, into row `row` of a [rows][n_metrics]
+  // View of doubles (NaN outside the metric set): the sweep's and the window
+  // pass's.
+  template <class Accumulator, class Rows>
+  KOKKOS_FORCEINLINE_FUNCTION static void finish_into(const Accumulator& acc, const Rows& rows, long row) {
+    Real result[n_metrics];
+    acc.finish(result);
+    for (int m = 0; m < int(n_metrics); ++m) rows(row, m) = double(result[m]);
+  }
+
   template <class Account>
   KOKKOS_FORCEINLINE_FUNCTION void write_metrics(int i, const Account& a) const {
-    Real result[n_metrics];
-    a.acc.finish(result);
-    for (int m = 0; m < int(n_metrics); ++m) metrics(eval.first + i, m) = double(result[m]);
+    finish_into(a.acc, metrics, eval.first + i);
   }
 
   // The portfolio step of combo i with its swept settings (docs/semantics.md
@@ -236,18 +244,45 @@ struct SweepFunctor {
     simulate_one<StepKind, Groups, Symbols>(thread);
   }
 
+  // One combo of a kernel compiled for a step kind and metric set, on the
+  // path for NSym (with_symbol_path).
+  template <int StepKind, unsigned Groups>
+  struct OneCombo {
+    const SweepFunctor& f;
+    template <int NSym>
+    KOKKOS_FORCEINLINE_FUNCTION void path(int i) const {
+      if constexpr (NSym == 1) {
+        Symbol one[1];
+        f.template simulate<1, StepKind, Groups>(i, one);
+      } else {
+        f.template simulate<0, StepKind, Groups>(i, &f.sym(i, 0));
+      }
+    }
+  };
+
   template <int StepKind, unsigned Groups, int Symbols>
   KOKKOS_FORCEINLINE_FUNCTION void simulate_one(int i) const {
+    with_symbol_path<Symbols>(OneCombo<StepKind, Groups>{*this}, i);
+  }
+
+  // Calls paths.path<NSym>(i) with the NSym that a kernel compiled for
+  // `Symbols` runs: 1 (one symbol, its state in registers) or 0 (several,
+  // their states in a row of `sym`); with any_symbols it is chosen per thread.
+  // The one place that maps a symbol count to a path (the sweep and the
+  // window pass). NSym stays a compile-time argument, so that a GPU's kernels
+  // stay one per symbol count, and no lambda stands between the kernel and
+  // its body: GCC kept a lambda's body out of line, at about 17 more instructions
+  // per bar-combo (benchmarks/instructions_per_bar.sh).
+  template <int Symbols, class Paths>
+  KOKKOS_FORCEINLINE_FUNCTION void with_symbol_path(const Paths& paths, int i) const {
     if constexpr (Symbols == one_symbol) {
-      Symbol one[1];
-      simulate<1, StepKind, Groups>(i, one);
+      paths.template path<1>(i);
     } else if constexpr (Symbols == several_symbols) {
-      simulate<0, StepKind, Groups>(i, &sym(i, 0));
+      paths.template path<0>(i);
     } else if (portfolio.n_sym == 1) {
-      Symbol one[1];
-      simulate<1, StepKind, Groups>(i, one);
+      paths.template path<1>(i);
     } else {
-      simulate<0, StepKind, Groups>(i, &sym(i, 0));
+      paths.template path<0>(i);
     }
   }
 
@@ -281,6 +316,18 @@ struct SweepFunctor {
       default: return by_set(std::integral_constant<int, int(PortfolioStepKind::general)>{});
     }
   }
+
+  // A variant's launch bounds (Kokkos::LaunchBounds): the fp32 general step
+  // with a reduced metric set is held to 96 registers on a GPU (five blocks of
+  // 128 threads per SM), which it fits with no spill where unbounded ptxas
+  // gave one of them 102; the close-fill kinds spill under the same bound, so
+  // every other variant is left to the compiler (docs/kernels.md "The sweep
+  // kernels"). Host spaces ignore launch bounds.
+  template <int StepKind, unsigned Groups>
+  using launch_bounds =
+      std::conditional_t<!host_space && std::is_same<Real, float>::value &&
+                             StepKind == int(PortfolioStepKind::general) && Groups != metric_group::all,
+                         Kokkos::LaunchBounds<128, 5>, Kokkos::LaunchBounds<>>;
 
   // Threads to launch for `count` combos.
   int threads_for(int count) const { return can_pair && pair_combos ? (count + 1) / 2 : count; }

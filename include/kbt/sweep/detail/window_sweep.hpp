@@ -83,8 +83,9 @@ struct WindowSweepLaunch {
     }
   }
 
+  // Combo i on the path for NSym (SweepFunctor::with_symbol_path).
   template <int NSym>
-  KOKKOS_FORCEINLINE_FUNCTION void run(int i) const {
+  KOKKOS_FORCEINLINE_FUNCTION void path(int i) const {
     const Step& run = f.portfolio;  // the settings no combo sweeps (SweepFunctor::simulate)
     const int n_sym = run.n_sym;
     const long row = out_row(f.eval.first + i);
@@ -120,25 +121,13 @@ struct WindowSweepLaunch {
     }
     // Every window has ended (`end` is the last one's): its metrics, after
     // the loop, where the block's state is no longer live beside finish()'s.
-    for (int w = 0; w < n_windows; ++w) {
-      Real result[n_metrics];
-      states(i, w).a.acc.finish(result);
-      for (int m = 0; m < int(n_metrics); ++m) out(w * n_rows + row, m) = double(result[m]);
-    }
+    for (int w = 0; w < n_windows; ++w) Functor::finish_into(states(i, w).a.acc, out, w * n_rows + row);
   }
 
   // Symbols: as SweepFunctor::run_thread's (one kernel per symbol count on a GPU).
   KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
     f.eval.prepare(i);
-    if constexpr (Symbols == Functor::one_symbol) {
-      run<1>(i);
-    } else if constexpr (Symbols == Functor::several_symbols) {
-      run<0>(i);
-    } else if (f.portfolio.n_sym == 1) {
-      run<1>(i);
-    } else {
-      run<0>(i);
-    }
+    f.template with_symbol_path<Symbols>(*this, i);
   }
 };
 
