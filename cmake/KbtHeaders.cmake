@@ -85,6 +85,7 @@ set(KBT_HEADERS
   kbt/sweep/detail/window_sweep.hpp
   kbt/sweep/chunk_exchange.hpp
   kbt/sweep/device_top_k.hpp
+  kbt/sweep/fused_selects.hpp
   kbt/sweep/kernel_sweep_options.hpp
   kbt/sweep/kernel_sweep_runner.hpp
   kbt/sweep/prepared_sweep.hpp

@@ -29,6 +29,11 @@ struct KernelSweepOptions {
   // The metric set the kernel accumulates (one of compiled_metric_sets,
   // metrics/metric_set.hpp); the other metrics come back NaN.
   unsigned metric_groups = 15;  // metric_group::all
+  // Evaluate a comparison read only by a `where` inside that where's loop
+  // (sweep/fused_selects.hpp; host spaces only, a GPU ignores it). Off where
+  // every register must stay readable:
+  // evaluating one register (`kbt eval`, labels) may ask for the comparison.
+  bool fuse_compare_selects = true;
 };
 
 // One combo per thread on every space. Pairing two combos on a host thread

@@ -51,7 +51,9 @@ std::vector<double> run_sweep_kernel(const ExecSpace& exec, const Program& progr
 template <class ExecSpace, class Real>
 std::vector<double> evaluate_register_kernel(const ExecSpace& exec, const Program& program, const SweepPlan& plan,
                                              const BarData& bars, const std::vector<double>& params, int reg) {
-  KernelSweeper<ExecSpace, Real> sweeper(exec, program, plan, bars, evaluation_only(bars));
+  KernelSweepOptions every_register_readable;
+  every_register_readable.fuse_compare_selects = false;  // `reg` may be a comparison a `where` reads
+  KernelSweeper<ExecSpace, Real> sweeper(exec, program, plan, bars, evaluation_only(bars), every_register_readable);
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sweeper.evaluate_on_space(params, reg));
   std::vector<double> out(plan.n_symbols * plan.n_bars);
   for (std::size_t s = 0; s < plan.n_symbols; ++s)

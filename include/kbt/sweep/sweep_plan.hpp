@@ -22,7 +22,10 @@
 
 namespace kbt {
 
-enum class RegisterHome : std::int32_t { scalar = 0, materialized = 1, hoisted = 2, streamed = 3 };
+// `fused`: a streamed comparison evaluated inside the `where` that reads it,
+// never stored (set by the sweep functor's setup, never by make_sweep_plan;
+// sweep/fused_selects.hpp).
+enum class RegisterHome : std::int32_t { scalar = 0, materialized = 1, hoisted = 2, streamed = 3, fused = 4 };
 
 struct SweepPlan {
   std::size_t n_symbols = 0, n_bars = 0, n_registers = 0, n_params = 0;

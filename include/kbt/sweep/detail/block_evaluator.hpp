@@ -134,10 +134,61 @@ struct BlockEvaluator {
     for (int k = 0; k < nb; ++k) y[k * ys] = ops::apply_pointwise<Real>(OpCode(Op), a[k], b[k], c[k]);
   }
 
+  // Host spaces only: on a GPU the fused loop's four operand runs, live while
+  // the portfolio's state is, cost every sweep kernel 10-16 registers and the
+  // bounded fp32 ones their spill-free fit (scripts/cuda-registers.sh,
+  // docs/kernels.md "Fused compare-selects"). make_sweep_functor fuses nothing there.
+  static constexpr bool fuses_compare_selects =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
+
+  // where(x CMP z, b, c) over a block with the comparison never stored
+  // (sweep/fused_selects.hpp): each element is the composition of the two
+  // ops' own definitions, so its bits are those of the two loops it replaces.
+  template <int Cmp>
+  KOKKOS_FORCEINLINE_FUNCTION static Real where_of_compare(Real x, Real z, Real b, Real c) {
+    return ops::apply_pointwise<Real>(OpCode::where, ops::apply_pointwise<Real>(OpCode(Cmp), x, z, x), b, c);
+  }
+  template <int Cmp>
+  KOKKOS_INLINE_FUNCTION static void where_of_compare_loop(Real* KOKKOS_RESTRICT y, const Real* KOKKOS_RESTRICT x,
+                                                           const Real* KOKKOS_RESTRICT z,
+                                                           const Real* KOKKOS_RESTRICT b,
+                                                           const Real* KOKKOS_RESTRICT c, int nb) {
+    for (int k = 0; k < nb; ++k) y[k] = where_of_compare<Cmp>(x[k], z[k], b[k], c[k]);
+  }
+  template <int Cmp>
+  KOKKOS_INLINE_FUNCTION static void where_of_compare_loop(Real* y, long ys, Run x, Run z, Run b, Run c, int nb) {
+    if (ys == 1 && x.step == 1 && z.step == 1 && b.step == 1 && c.step == 1)
+      return where_of_compare_loop<Cmp>(y, x.p, z.p, b.p, c.p, nb);
+    for (int k = 0; k < nb; ++k) y[k * ys] = where_of_compare<Cmp>(x[k], z[k], b[k], c[k]);
+  }
+
+  // A `where` whose condition is a fused comparison (home `fused`), over `nb`
+  // bars of symbol s.
+  KOKKOS_INLINE_FUNCTION void where_of_compare_block(int i, int r, const Instr& ins, int s, int t0, int nb) const {
+    const Instr cmp = code(ins.a);
+    const Run x = run_of(i, cmp.a, s, t0), z = run_of(i, cmp.b, s, t0);
+    const Run b = run_of(i, ins.b, s, t0), c = run_of(i, ins.c, s, t0);
+    Real* y = &cur(i, cur_index(r, s, 0));
+    const long ys = long(cur.stride(1));
+    switch (cmp.op) {
+#define KBT_COMPARE_CASE(name) \
+  case OpCode::name: where_of_compare_loop<int(OpCode::name)>(y, ys, x, z, b, c, nb); break;
+      KBT_COMPARE_CASE(lt) KBT_COMPARE_CASE(le) KBT_COMPARE_CASE(gt) KBT_COMPARE_CASE(ge) KBT_COMPARE_CASE(eq)
+#undef KBT_COMPARE_CASE
+      default:  // only these comparisons are fused (fusable_compares); any op composes the same way
+        for (int k = 0; k < nb; ++k)
+          y[k * ys] = ops::apply_pointwise<Real>(OpCode::where, ops::apply_pointwise<Real>(cmp.op, x[k], z[k], x[k]),
+                                                 b[k], c[k]);
+    }
+  }
+
   // One pointwise instruction over `nb` bars of symbol s. The switch picks a
   // loop whose opcode is a constant, so the loop body has no dispatch. An
   // absent operand reads the first one's values (the opcode ignores it).
   KOKKOS_INLINE_FUNCTION void pointwise_block(int i, int r, const Instr& ins, int s, int t0, int nb) const {
+    if constexpr (fuses_compare_selects)
+      if (ins.op == OpCode::where && home(ins.a) == int(RegisterHome::fused))
+        return where_of_compare_block(i, r, ins, s, t0, nb);
     const Run a = run_of(i, ins.a, s, t0);
     const Run b = ins.b < 0 ? a : run_of(i, ins.b, s, t0), c = ins.c < 0 ? a : run_of(i, ins.c, s, t0);
     Real* y = &cur(i, cur_index(r, s, 0));

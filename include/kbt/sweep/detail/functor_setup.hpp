@@ -12,6 +12,7 @@
 #include <kbt/simulation/portfolio_upload.hpp>
 #include <kbt/simulation/resolved_simulation.hpp>
 #include <kbt/sweep/detail/sweep_functor.hpp>
+#include <kbt/sweep/fused_selects.hpp>
 #include <kbt/sweep/kernel_sweep_options.hpp>
 #include <kbt/sweep/sweep_plan.hpp>
 
@@ -63,7 +64,19 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
   e.n_sym = static_cast<int>(n_sym);
   e.n_bars = static_cast<int>(plan.n_bars);
   e.n_params = static_cast<int>(n_params);
-  e.n_streamed = static_cast<int>(plan.streamed.size());
+  // Comparisons read only by a `where` are evaluated inside it (fused_selects.hpp;
+  // host spaces only): their home is `fused`, and they leave the streamed list and `cur`.
+  std::vector<RegisterHome> homes = plan.home;
+  std::vector<std::int32_t> streamed;
+  {
+    const bool fuse = options.fuse_compare_selects && Evaluator::fuses_compare_selects;
+    const std::vector<bool> fused = fuse ? fusable_compares(program, plan) : std::vector<bool>(plan.n_registers, false);
+    for (std::size_t r = 0; r < homes.size(); ++r)
+      if (fused[r]) homes[r] = RegisterHome::fused;
+    for (std::int32_t r : plan.streamed)
+      if (!fused[static_cast<std::size_t>(r)]) streamed.push_back(r);
+  }
+  e.n_streamed = static_cast<int>(streamed.size());
   e.n_hoisted = static_cast<int>(plan.hoisted_regs.size());
   e.position = program.position;
   e.long_entry = program.long_entry;
@@ -72,14 +85,14 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
   e.short_exit = program.short_exit;
 
   e.code = upload_1d<Instr, Space>(program.code, "kbt::code");
-  std::vector<int> home(plan.home.size());
-  for (std::size_t r = 0; r < home.size(); ++r) home[r] = static_cast<int>(plan.home[r]);
+  std::vector<int> home(homes.size());
+  for (std::size_t r = 0; r < home.size(); ++r) home[r] = static_cast<int>(homes[r]);
   e.home = upload_1d<int, Space>(home, "kbt::home");
   e.home_index = upload_1d<int, Space>(to_int(plan.home_index), "kbt::home_index");
   e.ring_offset = upload_1d<int, Space>(to_int(plan.ring_offset), "kbt::ring_offset");
   e.ring_capacity = upload_1d<int, Space>(to_int(plan.ring_capacity), "kbt::ring_capacity");
   e.state_offset = upload_1d<int, Space>(to_int(plan.state_offset), "kbt::state_offset");
-  e.streamed = upload_1d<int, Space>(to_int(plan.streamed), "kbt::streamed");
+  e.streamed = upload_1d<int, Space>(to_int(streamed), "kbt::streamed");
   {
     std::vector<int> stride(program.code.size());
     for (std::size_t r = 0; r < stride.size(); ++r) {
@@ -117,7 +130,7 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
   std::vector<int> cur_slot(plan.n_registers, -1);
   int n_slots = 0;
   for (std::size_t r = 0; r < plan.n_registers; ++r)
-    if (plan.home[r] == RegisterHome::scalar || plan.home[r] == RegisterHome::streamed) cur_slot[r] = n_slots++;
+    if (homes[r] == RegisterHome::scalar || homes[r] == RegisterHome::streamed) cur_slot[r] = n_slots++;
   e.cur_slot = upload_1d<int, Space>(cur_slot, "kbt::cur_slot");
   e.block = options.block_bars > 0 ? options.block_bars : default_block_bars<ExecSpace>();
   const std::size_t width = n_sym * plan.n_bars;

@@ -321,6 +321,8 @@ typename KernelSweeper<ExecSpace, Real>::WindowsOnSpace KernelSweeper<ExecSpace,
 template <class ExecSpace, class Real>
 Kokkos::View<Real**, typename ExecSpace::memory_space> KernelSweeper<ExecSpace, Real>::evaluate_on_space(
     const std::vector<double>& params, int reg) {
+  if (options_.fuse_compare_selects)
+    throw Error(ErrorCategory::internal, "evaluating a register needs a sweeper made without fused compare-selects");
   const std::size_t n_h = plan_.hoisted_regs.size();
   std::vector<std::size_t> window_index(n_h);
   const std::size_t only = 0;
