@@ -127,13 +127,15 @@ void time_kernel_calls(benchmark::State& state, const std::string& device, bool 
 }
 
 // pair_combos: -1 = the space's default, 0 = one combo per thread, 1 = two;
-// `groups`: the metric set the kernel accumulates (metrics/metric_set.hpp).
+// `groups`: the metric set the kernel accumulates (metrics/metric_set.hpp);
+// `fuse`: KernelSweepOptions::fuse_compare_selects (docs/kernels.md).
 void BM_SweepKernel(benchmark::State& state, const std::string& device, bool fp32, int pair_combos, unsigned groups,
-                    std::size_t combos) {
+                    std::size_t combos, bool fuse) {
   Setup& s = setup_of(state, combos);
   kbt::KernelSweepOptions options;
   options.pair_combos = pair_combos;
   options.metric_groups = groups;
+  options.fuse_compare_selects = fuse;
   time_kernel_calls(state, device, fp32, s.program, s.plan, s.bars, kbt::resolve_simulation(s.config.simulation, s.bars), s.params, s.n_combos, options);
   report(state, s);
 }
@@ -409,7 +411,7 @@ void register_scaling() {
               register_benchmark(("scaling/sweep_kernel/" + space.name + (fp32 ? "/fp32/" : "/fp64/") + set + "/" +
                                   std::to_string(combos) + "_combos")
                                      .c_str(),
-                                 BM_SweepKernel, space.name, fp32, -1, groups, combos)
+                                 BM_SweepKernel, space.name, fp32, -1, groups, combos, true)
                   ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
       register_same_work_loops<kbt::metric_group::returns>("sharpe", bars, combos, "scaling/hand_written/");
       register_same_work_loops<kbt::metric_group::all>("all", bars, combos, "scaling/hand_written/");
@@ -445,14 +447,20 @@ void register_all() {
       for (bool fp32 : {false, true})
         for (const auto& [set, groups] : kMetricSets)
           register_benchmark(("sweep_kernel/sma_cross/" + space.name + (fp32 ? "/fp32/" : "/fp64/") + set).c_str(),
-                             BM_SweepKernel, space.name, fp32, -1, groups, std::size_t(0))
+                             BM_SweepKernel, space.name, fp32, -1, groups, std::size_t(0), true)
+              ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
+      // The effect of fused compare-selects, against the default above.
+      for (const auto& [set, groups] : kMetricSets)
+        if (groups == kbt::metric_group::returns || groups == kbt::metric_group::all)
+          register_benchmark(("sweep_kernel/sma_cross/" + space.name + "/fp64/" + set + "/compare_select_unfused").c_str(),
+                             BM_SweepKernel, space.name, false, -1, groups, std::size_t(0), false)
               ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
       // The effect of pairing combos per thread, against the default above.
       for (int pair : {0, 1})
         register_benchmark(
             ("sweep_kernel/sma_cross/" + space.name + "/fp64/all/" + (pair ? "two_combos_per_thread" : "one_combo_per_thread"))
                 .c_str(),
-            BM_SweepKernel, space.name, false, pair, kbt::metric_group::all, std::size_t(0))
+            BM_SweepKernel, space.name, false, pair, kbt::metric_group::all, std::size_t(0), true)
             ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
     }
   }
