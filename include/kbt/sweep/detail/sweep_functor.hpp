@@ -228,12 +228,7 @@ struct SweepFunctor {
         eval.prepare(i0);
         if (i0 + 1 < chunk_count) {
           eval.prepare(i0 + 1);
-          if (portfolio.n_sym == 1) {
-            Symbol one[1], two[1];
-            simulate_pair<1, StepKind, Groups>(i0, one, i0 + 1, two);
-          } else {
-            simulate_pair<0, StepKind, Groups>(i0, &sym(i0, 0), i0 + 1, &sym(i0 + 1, 0));
-          }
+          with_symbol_path<Symbols>(Combos<StepKind, Groups, true>{*this}, i0);
         } else {
           simulate_one<StepKind, Groups, Symbols>(i0);
         }
@@ -244,35 +239,44 @@ struct SweepFunctor {
     simulate_one<StepKind, Groups, Symbols>(thread);
   }
 
-  // One combo of a kernel compiled for a step kind and metric set, on the
-  // path for NSym (with_symbol_path).
-  template <int StepKind, unsigned Groups>
-  struct OneCombo {
+  // Combo i, or with Pair combos i and i + 1 on one host thread
+  // (simulate_pair), of a kernel compiled for a step kind and metric set, on
+  // the path for NSym (with_symbol_path): one symbol's state in registers,
+  // several symbols' in their rows of `sym`.
+  template <int StepKind, unsigned Groups, bool Pair>
+  struct Combos {
     const SweepFunctor& f;
     template <int NSym>
     KOKKOS_FORCEINLINE_FUNCTION void path(int i) const {
       if constexpr (NSym == 1) {
         Symbol one[1];
-        f.template simulate<1, StepKind, Groups>(i, one);
+        if constexpr (Pair) {
+          Symbol two[1];
+          f.template simulate_pair<1, StepKind, Groups>(i, one, i + 1, two);
+        } else {
+          f.template simulate<1, StepKind, Groups>(i, one);
+        }
       } else {
-        f.template simulate<0, StepKind, Groups>(i, &f.sym(i, 0));
+        if constexpr (Pair) f.template simulate_pair<0, StepKind, Groups>(i, &f.sym(i, 0), i + 1, &f.sym(i + 1, 0));
+        else f.template simulate<0, StepKind, Groups>(i, &f.sym(i, 0));
       }
     }
   };
 
   template <int StepKind, unsigned Groups, int Symbols>
   KOKKOS_FORCEINLINE_FUNCTION void simulate_one(int i) const {
-    with_symbol_path<Symbols>(OneCombo<StepKind, Groups>{*this}, i);
+    with_symbol_path<Symbols>(Combos<StepKind, Groups, false>{*this}, i);
   }
 
   // Calls paths.path<NSym>(i) with the NSym that a kernel compiled for
   // `Symbols` runs: 1 (one symbol, its state in registers) or 0 (several,
   // their states in a row of `sym`); with any_symbols it is chosen per thread.
-  // The one place that maps a symbol count to a path (the sweep and the
-  // window pass). NSym stays a compile-time argument, so that a GPU's kernels
-  // stay one per symbol count, and no lambda stands between the kernel and
-  // its body: GCC kept a lambda's body out of line, at about 17 more instructions
-  // per bar-combo (benchmarks/instructions_per_bar.sh).
+  // The one place that maps a symbol count to a path (the sweep, its pairs of
+  // combos on host threads, and the window pass). NSym stays a compile-time
+  // argument, so that a GPU's kernels stay one per symbol count, and no lambda
+  // stands between the kernel and its body: GCC kept a lambda's body out of
+  // line, at about 17 more instructions per bar-combo
+  // (benchmarks/instructions_per_bar.sh).
   template <int Symbols, class Paths>
   KOKKOS_FORCEINLINE_FUNCTION void with_symbol_path(const Paths& paths, int i) const {
     if constexpr (Symbols == one_symbol) {
