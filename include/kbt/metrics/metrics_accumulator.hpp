@@ -89,13 +89,13 @@ struct BasicMetricsAccumulator : detail::KeptIf<Groups, metric_group::returns, d
   int n_trades = 0;      // closed trades
 
   KOKKOS_DEFAULTED_FUNCTION BasicMetricsAccumulator() = default;
-  KOKKOS_INLINE_FUNCTION BasicMetricsAccumulator(Real initial, Real ppy)
+  KOKKOS_FORCEINLINE_FUNCTION BasicMetricsAccumulator(Real initial, Real ppy)
       : initial_equity(initial), periods_per_year(ppy), prev_equity(initial) {
     if constexpr (with_drawdown) this->peak = initial;
   }
 
   // One fill: notional = |delta units| * executed price; fee as charged.
-  KOKKOS_INLINE_FUNCTION void add_fill(Real notional, Real fee) {
+  KOKKOS_FORCEINLINE_FUNCTION void add_fill(Real notional, Real fee) {
     if constexpr (with_activity) {
       this->traded_notional += notional;
       this->fees += fee;
@@ -103,12 +103,12 @@ struct BasicMetricsAccumulator : detail::KeptIf<Groups, metric_group::returns, d
   }
 
   // Funding charged to the account on one symbol and bar (negative = received).
-  KOKKOS_INLINE_FUNCTION void add_funding(Real cost) {
+  KOKKOS_FORCEINLINE_FUNCTION void add_funding(Real cost) {
     if constexpr (with_activity) this->funding += cost;
   }
 
   // One closed trade: its return and its duration in bars.
-  KOKKOS_INLINE_FUNCTION void add_trade(Real trade_return, Real duration_bars) {
+  KOKKOS_FORCEINLINE_FUNCTION void add_trade(Real trade_return, Real duration_bars) {
     if constexpr (with_trades) {
       if (n_trades == 0) {
         this->best_trade = trade_return;
@@ -131,7 +131,7 @@ struct BasicMetricsAccumulator : detail::KeptIf<Groups, metric_group::returns, d
 
   // Equity at the close of the next window bar; `exposed`: a position was held
   // during the bar (see docs/semantics.md).
-  KOKKOS_INLINE_FUNCTION void add_bar(Real equity, bool exposed) {
+  KOKKOS_FORCEINLINE_FUNCTION void add_bar(Real equity, bool exposed) {
     n_bars += 1;
     if constexpr (with_returns) {
       const Real r = equity / prev_equity - Real(1);
