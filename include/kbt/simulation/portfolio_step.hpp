@@ -79,6 +79,11 @@ struct PortfolioStep {
   template <int NSym>
   KOKKOS_FORCEINLINE_FUNCTION int symbols() const { return NSym > 0 ? NSym : n_sym; }
 
+  // The signal form of a step: Form 1 (targets) or 0 (entries/exits) fixes it
+  // at compile time, -1 reads position_form.
+  template <int Form>
+  KOKKOS_FORCEINLINE_FUNCTION bool targets() const { return Form < 0 ? position_form != 0 : Form == 1; }
+
   KOKKOS_FORCEINLINE_FUNCTION Real at(const Column& column, int s, int t) const { return column(s * n_bars + t); }
   KOKKOS_FORCEINLINE_FUNCTION bool bar_valid(int s, int t) const { return !math::isnan(at(close, s, t)); }
   KOKKOS_FORCEINLINE_FUNCTION static int sign_of(Real x) { return x > Real(0) ? 1 : (x < Real(0) ? -1 : 0); }
@@ -276,14 +281,14 @@ struct PortfolioStep {
   // The strategy's decision at the close of bar t; returns the equity marked
   // after its fills (the same bits as marked_equity(); computed again only
   // when a fill happened).
-  template <int NSym, int Step, class Acc>
+  template <int NSym, int Step, int Form, class Acc>
   KOKKOS_FORCEINLINE_FUNCTION Real decide(const PortfolioSignals<Real>& sig, Symbol* st, int t, int b,
                                           Account<Real, Acc>& a) const {
     constexpr bool general = Step == int(PortfolioStepKind::general);
     Real gross = 0;
     for (int s = 0; s < symbols<NSym>(); ++s) {
       Real raw;
-      if (position_form) {
+      if (targets<Form>()) {
         // Only a stop locks a symbol.
         if (general && st[s].locked && st[s].carried_target != st[s].lock_target) st[s].locked = 0;
         raw = st[s].carried_target;
@@ -303,7 +308,7 @@ struct PortfolioStep {
     bool filled = false;
     for (int s = 0; s < symbols<NSym>(); ++s) {
       Real target = st[s].effective;
-      if (general && position_form && st[s].locked) target = Real(0);
+      if (general && targets<Form>() && st[s].locked) target = Real(0);
       if (!(equity > Real(0))) target = Real(0);
       if (target == st[s].held_target) continue;
       if (!general || !rules.fill_next_open) {
@@ -332,10 +337,12 @@ struct PortfolioStep {
   // One bar t of the scoring window (b: its offset in the current block),
   // steps numbered as in docs/semantics.md. Step (a PortfolioStepKind) is the
   // compiled step; the rules it leaves out do nothing in the runs that use it.
+  // Form (targets<Form>) may fix the signal form, so that a loop over bars
+  // tests it once, not per bar.
   // The bar's outcome goes to sink(BarOutcome) before the last bar's trades
   // close: returned instead, its stores came after that code and cost the
   // sweep loop extra registers and instructions.
-  template <int NSym, int Step, class Acc, class Sink>
+  template <int NSym, int Step, int Form = -1, class Acc, class Sink>
   KOKKOS_FORCEINLINE_FUNCTION void step(const PortfolioSignals<Real>& sig, Symbol* st, int t, int b, bool last_bar,
                                         Account<Real, Acc>& a, Sink& sink) const {
     constexpr bool general = Step == int(PortfolioStepKind::general);
@@ -348,9 +355,9 @@ struct PortfolioStep {
       for (int s = 0; s < symbols<NSym>(); ++s) charge_carry(st[s], s, t, a);
     for (int s = 0; s < symbols<NSym>(); ++s)
       if (bar_valid(s, t)) st[s].mark = at(close, s, t);
-    if (position_form)
+    if (targets<Form>())
       for (int s = 0; s < symbols<NSym>(); ++s) carry_target(sig, st[s], s, b);
-    const Real equity = last_bar ? marked_equity<NSym>(st, a) : decide<NSym, Step>(sig, st, t, b, a);
+    const Real equity = last_bar ? marked_equity<NSym>(st, a) : decide<NSym, Step, Form>(sig, st, t, b, a);
     sink(BarOutcome<Real>{equity, exposed});
     if (last_bar)
       for (int s = 0; s < symbols<NSym>(); ++s) {

@@ -77,17 +77,42 @@ struct SweepFunctor {
   // `deferred`, each bar's outcome is recorded instead of fed to add_bar: the
   // bar fields of the accumulator are disjoint from the fill, trade and
   // funding fields, so feeding them later, in bar order, gives the same bits.
+  // Host spaces compile the loop over bars once per signal form, so that no
+  // bar tests the form; a GPU keeps one loop (a uniform branch per bar costs
+  // a warp next to nothing, a second copy of the step costs registers).
   template <int NSym, int StepKind, class Account>
   KOKKOS_FORCEINLINE_FUNCTION void advance(const Step& portfolio, int i, Symbol* st, Account& a, int t0, int b0,
                                            int b1, DeferredBars* deferred) const {
     const PortfolioSignals<Real> sig = eval.signals_of(i, t0);
-    const int window_begin = portfolio.rules.window_begin, window_end = portfolio.rules.window_end;
+    const int window_begin = portfolio.rules.window_begin;
     const int warm_end = window_begin - t0 < b0 ? b0 : (window_begin - t0 < b1 ? window_begin - t0 : b1);
     portfolio.template warm_up<NSym>(sig, st, b0, warm_end);
-    for (int b = warm_end; b < b1; ++b) {
-      const int t = t0 + b;
-      BarSink<decltype(a.acc)> sink{a.acc, deferred};
-      portfolio.template step<NSym, StepKind>(sig, st, t, b, t + 1 == window_end, a, sink);
+    if constexpr (host_space) {
+      if (portfolio.position_form) steps<NSym, StepKind, 1>(portfolio, sig, st, a, t0, warm_end, b1, deferred);
+      else steps<NSym, StepKind, 0>(portfolio, sig, st, a, t0, warm_end, b1, deferred);
+    } else {
+      steps<NSym, StepKind, -1>(portfolio, sig, st, a, t0, warm_end, b1, deferred);
+    }
+  }
+
+  // Window bars [t0 + b0, t0 + b1) of the block, for a signal form Form
+  // (PortfolioStep::targets). On host spaces the window's last bar (it closes
+  // the open trades) is stepped on its own, so that the loop over the others
+  // tests nothing per bar for it; a GPU tests it per bar, as a second copy of
+  // the step cost its kernels up to 14 registers.
+  template <int NSym, int StepKind, int Form, class Account>
+  KOKKOS_FORCEINLINE_FUNCTION void steps(const Step& portfolio, const PortfolioSignals<Real>& sig, Symbol* st,
+                                         Account& a, int t0, int b0, int b1, DeferredBars* deferred) const {
+    const int last = portfolio.rules.window_end - 1 - t0;
+    BarSink<decltype(a.acc)> sink{a.acc, deferred};
+    if constexpr (host_space) {
+      const int plain_end = last < b1 ? (last > b0 ? last : b0) : b1;
+      for (int b = b0; b < plain_end; ++b)
+        portfolio.template step<NSym, StepKind, Form>(sig, st, t0 + b, b, false, a, sink);
+      if (last >= b0 && last < b1)
+        portfolio.template step<NSym, StepKind, Form>(sig, st, t0 + last, last, true, a, sink);
+    } else {
+      for (int b = b0; b < b1; ++b) portfolio.template step<NSym, StepKind, Form>(sig, st, t0 + b, b, b == last, a, sink);
     }
   }
 
