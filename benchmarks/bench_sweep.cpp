@@ -126,14 +126,14 @@ void time_kernel_calls(benchmark::State& state, const std::string& device, bool 
   state.counters["kernel_share"] = total > 0 ? kernel / total : 0.0;
 }
 
-// pair_combos: -1 = the space's default, 0 = one combo per thread, 1 = two;
+// `per_bar`: KernelSweepOptions::position_per_bar (docs/kernels.md);
 // `groups`: the metric set the kernel accumulates (metrics/metric_set.hpp);
 // `fuse`: KernelSweepOptions::fuse_compare_selects (docs/kernels.md).
-void BM_SweepKernel(benchmark::State& state, const std::string& device, bool fp32, int pair_combos, unsigned groups,
+void BM_SweepKernel(benchmark::State& state, const std::string& device, bool fp32, bool per_bar, unsigned groups,
                     std::size_t combos, bool fuse) {
   Setup& s = setup_of(state, combos);
   kbt::KernelSweepOptions options;
-  options.pair_combos = pair_combos;
+  options.position_per_bar = per_bar;
   options.metric_groups = groups;
   options.fuse_compare_selects = fuse;
   time_kernel_calls(state, device, fp32, s.program, s.plan, s.bars, kbt::resolve_simulation(s.config.simulation, s.bars), s.params, s.n_combos, options);
@@ -411,7 +411,7 @@ void register_scaling() {
               register_benchmark(("scaling/sweep_kernel/" + space.name + (fp32 ? "/fp32/" : "/fp64/") + set + "/" +
                                   std::to_string(combos) + "_combos")
                                      .c_str(),
-                                 BM_SweepKernel, space.name, fp32, -1, groups, combos, true)
+                                 BM_SweepKernel, space.name, fp32, true, groups, combos, true)
                   ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
       register_same_work_loops<kbt::metric_group::returns>("sharpe", bars, combos, "scaling/hand_written/");
       register_same_work_loops<kbt::metric_group::all>("all", bars, combos, "scaling/hand_written/");
@@ -447,21 +447,20 @@ void register_all() {
       for (bool fp32 : {false, true})
         for (const auto& [set, groups] : kMetricSets)
           register_benchmark(("sweep_kernel/sma_cross/" + space.name + (fp32 ? "/fp32/" : "/fp64/") + set).c_str(),
-                             BM_SweepKernel, space.name, fp32, -1, groups, std::size_t(0), true)
+                             BM_SweepKernel, space.name, fp32, true, groups, std::size_t(0), true)
               ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
       // The effect of fused compare-selects, against the default above.
       for (const auto& [set, groups] : kMetricSets)
         if (groups == kbt::metric_group::returns || groups == kbt::metric_group::all)
           register_benchmark(("sweep_kernel/sma_cross/" + space.name + "/fp64/" + set + "/compare_select_unfused").c_str(),
-                             BM_SweepKernel, space.name, false, -1, groups, std::size_t(0), false)
+                             BM_SweepKernel, space.name, false, true, groups, std::size_t(0), false)
               ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
-      // The effect of pairing combos per thread, against the default above.
-      for (int pair : {0, 1})
-        register_benchmark(
-            ("sweep_kernel/sma_cross/" + space.name + "/fp64/all/" + (pair ? "two_combos_per_thread" : "one_combo_per_thread"))
-                .c_str(),
-            BM_SweepKernel, space.name, false, pair, kbt::metric_group::all, std::size_t(0), true)
-            ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
+      // The effect of computing the position per bar, against the default above.
+      for (const auto& [set, groups] : kMetricSets)
+        if (groups == kbt::metric_group::returns || groups == kbt::metric_group::all)
+          register_benchmark(("sweep_kernel/sma_cross/" + space.name + "/fp64/" + set + "/position_evaluated").c_str(),
+                             BM_SweepKernel, space.name, false, false, groups, std::size_t(0), true)
+              ->Arg(bars)->UseManualTime()->Unit(benchmark::kMillisecond);
     }
   }
 }

@@ -77,6 +77,7 @@ set(KBT_HEADERS
   kbt/sweep/backtest.hpp
   kbt/sweep/detail/block_evaluator.hpp
   kbt/sweep/detail/cache_lines.hpp
+  kbt/sweep/detail/compared_select.hpp
   kbt/sweep/detail/functor_setup.hpp
   kbt/sweep/detail/hoist_tiling.hpp
   kbt/sweep/detail/hoisted_rows.hpp

@@ -54,12 +54,12 @@ inline Case prepare(const std::string& config_name, std::size_t sample, std::siz
 }
 
 inline void expect_parity(const Case& c, const std::string& device, std::size_t chunk = 0, int block_bars = 0,
-                   int pair_combos = -1) {
+                          bool position_per_bar = true) {
   const kbt::SweepPlan plan = kbt::make_sweep_plan(c.program, c.bars);
   kbt::KernelSweepOptions opts;
   opts.chunk_combos = chunk;
   opts.block_bars = block_bars;
-  opts.pair_combos = pair_combos;
+  opts.position_per_bar = position_per_bar;
   const auto kernel = kbt::run_sweep_kernel_on(device, false, c.program, plan, c.bars, kbt::resolve_simulation(c.config.simulation, c.bars), c.params, opts);
   const std::size_t n_params = c.program.n_params();
   ASSERT_FALSE(c.ids.empty()) << "vacuous case: no combos";

@@ -125,3 +125,56 @@ TEST(FusedSelects, EvaluatingTheComparisonItselfGivesTheReferenceSeries) {
       EXPECT_EQ(std::memcmp(&got[k], &want[k], sizeof(double)), 0) << d << " bar " << k << ": " << got[k];
   }
 }
+
+namespace {
+
+// Whether the sweep kernel's own setup computes `c`'s position per bar
+// (sweep/detail/compared_select.hpp).
+bool position_is_per_bar(const Case& c) {
+  kbt::detail::ScratchShape shape;
+  const auto f = kbt::detail::make_sweep_functor<Kokkos::DefaultHostExecutionSpace, double>(
+      c.program, kbt::make_sweep_plan(c.program, c.bars), c.bars,
+      kbt::resolve_simulation(c.config.simulation, c.bars), {}, shape);
+  return f.position_per_bar != 0;
+}
+
+}  // namespace
+
+TEST(PositionPerBar, OnlyASelectOfSeriesThatNeedNoEvaluationIsComputedPerBar) {
+  const auto per_bar = [](const std::string& outputs) {
+    return position_is_per_bar(prepare_yaml(strategy(outputs), bars(), 1));
+  };
+  EXPECT_TRUE(per_bar("  position: where(sma(close, a) > sma(close, b), 1, -1)\n"));
+  EXPECT_TRUE(per_bar("  position: where(close <= sma(close, b), a / 10, 0)\n"));
+  // A streamed operand, a streamed select, `==`, entries and exits.
+  EXPECT_FALSE(per_bar("  position: where(close - sma(close, a) > 0, 1, -1)\n"));
+  EXPECT_FALSE(per_bar("  position: where(sma(close, a) > sma(close, b), 1, -1) * 0.5\n"));
+  EXPECT_FALSE(per_bar("  position: where(sma(close, a) == sma(close, b), 1, -1)\n"));
+  EXPECT_FALSE(per_bar("  long_entry: sma(close, a) > sma(close, b)\n  long_exit: close < open\n"));
+}
+
+TEST(PositionPerBar, EveryComparisonAndStepGivesTheReferenceBits) {
+  // Each ordering comparison (`>` and `>=` swap their operands), hoisted,
+  // materialized and scalar operands, on the three compiled portfolio steps
+  // and with one and three symbols; each run also with the block evaluated.
+  const std::vector<std::string> positions = {
+      "where(sma(close, a) > sma(close, b), 1, -1)", "where(sma(close, a) >= sma(close, b), 1, 0)",
+      "where(sma(close, a) < sma(close, b), 0.5, -1)", "where(close <= sma(close, b), a / 10, -0.5)",
+  };
+  const std::vector<std::string> settings = {"", "  borrow_rate: 0.2\n", "  stop_loss: 0.01\n  fill: next_open\n"};
+  for (const std::string& position : positions)
+    for (const std::string& extra : settings)
+      for (std::size_t n_sym : {std::size_t(1), std::size_t(3)}) {
+        SCOPED_TRACE(position + " | " + extra + " | " + std::to_string(n_sym) + " symbols");
+        kbt::BarData b = kbt::test::synthetic_bars(n_sym, 600, 17);
+        kbt::test::add_gap(b, n_sym - 1, 200, 5);
+        const Case c = prepare_yaml(strategy("  position: " + position + "\n") + extra, b, 3);
+        ASSERT_TRUE(position_is_per_bar(c)) << "computed from an evaluated block: the case tests nothing";
+        for (const auto& d : devices())
+          for (int block : {7, 64})
+            for (bool per_bar : {true, false}) {
+              SCOPED_TRACE(d + ", block " + std::to_string(block) + (per_bar ? ", per bar" : ", evaluated"));
+              expect_parity(c, d, 0, block, per_bar);
+            }
+      }
+}

@@ -342,12 +342,10 @@ TEST(SweepParityFeatures, CloseFillStepsOnOneAndSeveralSymbolsGiveTheReferenceBi
           c.program, kbt::make_sweep_plan(c.program, c.bars), c.bars, kbt::resolve_simulation(c.config.simulation, c.bars), {}, shape);
       EXPECT_EQ(f.portfolio.rules.step, int(v.expected_step)) << v.name << ": not the step under test";
       for (const auto& d : devices())
-        for (int block : {7, 64})
-          for (int pair : {0, 1}) {
-            SCOPED_TRACE(std::string(v.name) + ", " + std::to_string(n_sym) + " symbols, block " +
-                         std::to_string(block) + ", pair " + std::to_string(pair));
-            expect_parity(c, d, 0, block, pair);
-          }
+        for (int block : {7, 64}) {
+          SCOPED_TRACE(std::string(v.name) + ", " + std::to_string(n_sym) + " symbols, block " + std::to_string(block));
+          expect_parity(c, d, 0, block);
+        }
     }
 }
 
@@ -403,25 +401,6 @@ TEST(SweepParityFeatures, EveryEvaluationBlockSizeGivesTheReferenceBits) {
       expect_parity(streamed, d, 0, block);
       expect_parity(scan, d, 0, block);
     }
-}
-
-TEST(SweepParityFeatures, OneOrTwoCombosPerThreadGiveTheReferenceBits) {
-  // Odd combo counts (the last thread of a pair-wise chunk runs one combo),
-  // chunks of 3 (pairs across a chunk boundary are not formed), one symbol
-  // (state in registers) and three (state in a View row), a deferred-metrics
-  // window longer than a block.
-  const auto bars = gappy_bars(300);
-  const Case multi = prepare_yaml(kStreamedOps, bars, 5);
-  const Case scan = prepare_yaml(kTwoOutputScan, bars, 3);
-  const Case single = prepare("sma_cross.yaml", 7, 1500);
-  for (const auto& d : devices())
-    for (int pair : {0, 1})
-      for (std::size_t chunk : {std::size_t(0), std::size_t(3)}) {
-        SCOPED_TRACE("pair " + std::to_string(pair) + " chunk " + std::to_string(chunk));
-        expect_parity(multi, d, chunk, 0, pair);
-        expect_parity(scan, d, chunk, 7, pair);
-        expect_parity(single, d, chunk, 100, pair);
-      }
 }
 
 TEST(SweepParityFeatures, ARunnerReusedAcrossChunksGivesTheBitsOfFreshRuns) {

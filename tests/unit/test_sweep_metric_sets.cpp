@@ -55,11 +55,11 @@ Case prepare(const std::string& name, std::size_t bars) {
 }
 
 std::vector<double> kernel_metrics(const Case& c, const std::string& device, bool fp32, unsigned groups,
-                                   int pair_combos) {
+                                   bool position_per_bar = true) {
   const kbt::SweepPlan plan = kbt::make_sweep_plan(c.sweep.program, c.bars);
   kbt::KernelSweepOptions options;
   options.metric_groups = groups;
-  options.pair_combos = pair_combos;
+  options.position_per_bar = position_per_bar;
   return kbt::run_sweep_kernel_on(device, fp32, c.sweep.program, plan, c.bars, c.sweep.sim, c.params, options);
 }
 
@@ -71,10 +71,10 @@ TEST_P(MetricSets, EverySetGivesTheReferenceBitsOfItsMetricsAndNaNForTheOthers) 
   const Case c = prepare(GetParam(), 3000);
   for (const auto& space : kbt::enabled_execution_spaces())
     for (const unsigned set : kbt::compiled_metric_sets)
-      for (const int pair : {0, 1}) {
-        SCOPED_TRACE(space.name + " set " + std::to_string(set) + " pair " + std::to_string(pair));
+      for (const bool per_bar : {false, true}) {
+        SCOPED_TRACE(space.name + " set " + std::to_string(set) + " position per bar " + std::to_string(per_bar));
         const kbt::MetricMask mask = kbt::metrics_of_groups(set);
-        const auto kernel = kernel_metrics(c, space.name, false, set, pair);
+        const auto kernel = kernel_metrics(c, space.name, false, set, per_bar);
         ASSERT_EQ(kernel.size(), c.reference.size());
         std::size_t differ = 0, not_nan = 0;
         for (std::size_t k = 0; k < kernel.size(); ++k) {
@@ -92,10 +92,10 @@ TEST_P(MetricSets, EverySetGivesTheReferenceBitsOfItsMetricsAndNaNForTheOthers) 
 TEST_P(MetricSets, Fp32SetsGiveTheAllMetricsFp32Bits) {
   const Case c = prepare(GetParam(), 2000);
   for (const auto& space : kbt::enabled_execution_spaces()) {
-    const auto all = kernel_metrics(c, space.name, true, kbt::metric_group::all, -1);
+    const auto all = kernel_metrics(c, space.name, true, kbt::metric_group::all);
     for (const unsigned set : kbt::compiled_metric_sets) {
       SCOPED_TRACE(space.name + " set " + std::to_string(set));
-      const auto kernel = kernel_metrics(c, space.name, true, set, -1);
+      const auto kernel = kernel_metrics(c, space.name, true, set);
       const kbt::MetricMask mask = kbt::metrics_of_groups(set);
       for (std::size_t k = 0; k < kernel.size(); ++k)
         if (kbt::has_metric(mask, static_cast<int>(k % kbt::n_metrics))) ASSERT_TRUE(same_bits(kernel[k], all[k])) << k;

@@ -12,9 +12,7 @@
 // pointer and two strides over (symbol, bar of the current block). Metric
 // events go to an accumulator (metrics_accumulator.hpp) through an Account;
 // the bar's equity and exposure go to the caller's sink, which feeds them to
-// add_bar (or defers them: bar fields of the accumulator are disjoint from the
-// fill, trade and funding fields, so a later add_bar in bar order gives the
-// same bits).
+// add_bar (and may keep them: the action simulation records equity).
 
 #include <kbt/core/detail/scalar_math.hpp>
 #include <kbt/simulation/portfolio_rules.hpp>
@@ -43,9 +41,12 @@ struct SeriesRun {
 };
 
 // The strategy outputs the step reads: a target position, or entries/exits.
-template <class Real>
+// The position is any series read as position(s, b): a SeriesRun, or on host
+// sweeps a select computed per bar (sweep/detail/compared_select.hpp).
+template <class Real, class Position = SeriesRun<Real>>
 struct PortfolioSignals {
-  SeriesRun<Real> position, long_entry, long_exit, short_entry, short_exit;
+  Position position;
+  SeriesRun<Real> long_entry, long_exit, short_entry, short_exit;
 };
 
 // Cash and the metrics accumulator of one combo.
@@ -113,7 +114,8 @@ struct PortfolioStep {
   }
 
   // Position form: the target with NaN carried forward (every bar from bar 0).
-  KOKKOS_FORCEINLINE_FUNCTION static void carry_target(const PortfolioSignals<Real>& sig, Symbol& st, int s, int b) {
+  template <class Signals>
+  KOKKOS_FORCEINLINE_FUNCTION static void carry_target(const Signals& sig, Symbol& st, int s, int b) {
     const Real v = sig.position(s, b);
     if (!math::isnan(v)) st.carried_target = v;
   }
@@ -124,8 +126,8 @@ struct PortfolioStep {
     return !math::isnan(v) && v != Real(0);
   }
 
-  KOKKOS_FORCEINLINE_FUNCTION Real desired_side(const PortfolioSignals<Real>& sig, const Symbol& st, int s, int t,
-                                                int b) const {
+  template <class Signals>
+  KOKKOS_FORCEINLINE_FUNCTION Real desired_side(const Signals& sig, const Symbol& st, int s, int t, int b) const {
     const int actual = sign_of(st.held_target);
     if (!bar_valid(s, t) || st.stop_bar == t) return Real(actual);
     const bool le = fires(sig.long_entry, s, b), lx = fires(sig.long_exit, s, b);
@@ -281,9 +283,8 @@ struct PortfolioStep {
   // The strategy's decision at the close of bar t; returns the equity marked
   // after its fills (the same bits as marked_equity(); computed again only
   // when a fill happened).
-  template <int NSym, int Step, int Form, class Acc>
-  KOKKOS_FORCEINLINE_FUNCTION Real decide(const PortfolioSignals<Real>& sig, Symbol* st, int t, int b,
-                                          Account<Real, Acc>& a) const {
+  template <int NSym, int Step, int Form, class Signals, class Acc>
+  KOKKOS_FORCEINLINE_FUNCTION Real decide(const Signals& sig, Symbol* st, int t, int b, Account<Real, Acc>& a) const {
     constexpr bool general = Step == int(PortfolioStepKind::general);
     Real gross = 0;
     for (int s = 0; s < symbols<NSym>(); ++s) {
@@ -327,8 +328,8 @@ struct PortfolioStep {
   // Bars [b0, b1) of the block, before the scoring window, only carry the
   // target. One call per block, so that its read of position_form comes
   // before the step loop and the compiler keeps it in a register there.
-  template <int NSym>
-  KOKKOS_FORCEINLINE_FUNCTION void warm_up(const PortfolioSignals<Real>& sig, Symbol* st, int b0, int b1) const {
+  template <int NSym, class Signals>
+  KOKKOS_FORCEINLINE_FUNCTION void warm_up(const Signals& sig, Symbol* st, int b0, int b1) const {
     if (position_form)
       for (int b = b0; b < b1; ++b)
         for (int s = 0; s < symbols<NSym>(); ++s) carry_target(sig, st[s], s, b);
@@ -342,8 +343,8 @@ struct PortfolioStep {
   // The bar's outcome goes to sink(BarOutcome) before the last bar's trades
   // close: returned instead, its stores came after that code and cost the
   // sweep loop extra registers and instructions.
-  template <int NSym, int Step, int Form = -1, class Acc, class Sink>
-  KOKKOS_FORCEINLINE_FUNCTION void step(const PortfolioSignals<Real>& sig, Symbol* st, int t, int b, bool last_bar,
+  template <int NSym, int Step, int Form = -1, class Signals, class Acc, class Sink>
+  KOKKOS_FORCEINLINE_FUNCTION void step(const Signals& sig, Symbol* st, int t, int b, bool last_bar,
                                         Account<Real, Acc>& a, Sink& sink) const {
     constexpr bool general = Step == int(PortfolioStepKind::general);
     if (general && rules.fill_next_open) fill_pending_orders<NSym>(st, t, a);

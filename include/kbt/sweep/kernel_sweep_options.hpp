@@ -1,5 +1,5 @@
 #pragma once
-// How a kernel sweep runs: memory, chunks, blocks, pairing. Results never
+// How a kernel sweep runs: memory, chunks, blocks, fusion. Results never
 // depend on these; they trade memory for speed.
 
 #include <Kokkos_Core.hpp>
@@ -23,9 +23,6 @@ struct KernelSweepOptions {
   // Bars per evaluation block (0 = the space's default, default_block_bars).
   // Results do not depend on it; it trades scratch memory for dispatch cost.
   int block_bars = 0;
-  // Two combos per thread (1), one (0), or the space's default (-1,
-  // default_pair_combos). Results do not depend on it.
-  int pair_combos = -1;
   // The metric set the kernel accumulates (one of compiled_metric_sets,
   // metrics/metric_set.hpp); the other metrics come back NaN.
   unsigned metric_groups = 15;  // metric_group::all
@@ -34,14 +31,11 @@ struct KernelSweepOptions {
   // every register must stay readable:
   // evaluating one register (`kbt eval`, labels) may ask for the comparison.
   bool fuse_compare_selects = true;
+  // Compute a position of the form where(x < z, a, b) in the step loop, from
+  // series that need no evaluation (sweep/detail/compared_select.hpp; host
+  // spaces only). Off for tests that compare it with the evaluated block.
+  bool position_per_bar = true;
 };
-
-// One combo per thread on every space. Pairing two combos on a host thread
-// overlapped their metrics' division chains, which paid while a mispredicted
-// branch per bar dominated the loop; with branch-free selects the loop is
-// bound by its instructions and the pairing's buffers cost more than the
-// overlap gains (docs/sweep.md "Two combos per thread").
-inline int default_pair_combos() { return 0; }
 
 // 64 bars on host spaces (decode each instruction once per 64 bars, loops the
 // compiler vectorises, scratch that stays in L1); 16 on a GPU, where dispatch

@@ -17,6 +17,7 @@
 #include <kbt/lang/program.hpp>
 #include <kbt/lang/scalar_ops.hpp>
 #include <kbt/simulation/portfolio_step.hpp>
+#include <kbt/sweep/detail/compared_select.hpp>
 #include <kbt/sweep/sweep_plan.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -464,6 +465,18 @@ struct BlockEvaluator {
     return PortfolioSignals<Real>{series_of(i, position, t0), series_of(i, long_entry, t0),
                                   series_of(i, long_exit, t0), series_of(i, short_entry, t0),
                                   series_of(i, short_exit, t0)};
+  }
+
+  // The position as a select computed per bar, for a run whose position
+  // register is one (position_is_compared_select); nothing is evaluated.
+  KOKKOS_INLINE_FUNCTION PortfolioSignals<Real, ComparedSelect<Real>> compared_signals_of(int i, int t0) const {
+    const Instr select = code(position), cmp = code(select.a);
+    const bool swap = cmp.op == OpCode::gt || cmp.op == OpCode::ge;
+    const ComparedSelect<Real> p{series_of(i, swap ? cmp.b : cmp.a, t0), series_of(i, swap ? cmp.a : cmp.b, t0),
+                                 series_of(i, select.b, t0), series_of(i, select.c, t0),
+                                 cmp.op == OpCode::le || cmp.op == OpCode::ge};
+    const SeriesRun<Real> none{nullptr, 0, 0};
+    return PortfolioSignals<Real, ComparedSelect<Real>>{p, none, none, none, none};
   }
 
   // A combo's scratch before its first block: states zeroed, scalars evaluated.

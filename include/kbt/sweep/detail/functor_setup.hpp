@@ -11,6 +11,7 @@
 #include <kbt/simulation/portfolio_rules.hpp>
 #include <kbt/simulation/portfolio_upload.hpp>
 #include <kbt/simulation/resolved_simulation.hpp>
+#include <kbt/sweep/detail/compared_select.hpp>
 #include <kbt/sweep/detail/sweep_functor.hpp>
 #include <kbt/sweep/fused_selects.hpp>
 #include <kbt/sweep/kernel_sweep_options.hpp>
@@ -77,6 +78,8 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
       if (!fused[static_cast<std::size_t>(r)]) streamed.push_back(r);
   }
   e.n_streamed = static_cast<int>(streamed.size());
+  f.position_per_bar = options.position_per_bar && Functor::host_space &&
+                       position_is_compared_select(program, homes, streamed);
   e.n_hoisted = static_cast<int>(plan.hoisted_regs.size());
   e.position = program.position;
   e.long_entry = program.long_entry;
@@ -158,7 +161,6 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
   shape.slots = lines(plan.scan_slots);
   shape.per_combo_bytes = sizeof(Real) * (shape.cur_width + shape.ring + shape.state + shape.slots + 3) +
                           sizeof(PortfolioSymbol<Real>) * Functor::symbol_row(n_sym);
-  f.pair_combos = options.pair_combos >= 0 ? options.pair_combos : default_pair_combos();
   return f;
 }
 
@@ -232,7 +234,6 @@ void launch_sweep(const ExecSpace& exec, SweepFunctor<ExecSpace, Real>& f, std::
   for (std::size_t first = 0; first < n_combos; first += chunk) {
     f.eval.first = static_cast<long>(first);
     const std::size_t count = std::min(chunk, n_combos - first);
-    f.chunk_count = static_cast<int>(count);
     // Dynamic schedule, one work item at a time: combos differ in cost (a
     // combo that trades often does more per bar), and a static split of a
     // grid in row order gives one host thread the expensive end of an axis.
@@ -242,7 +243,7 @@ void launch_sweep(const ExecSpace& exec, SweepFunctor<ExecSpace, Real>& f, std::
       using Launch = SweepLaunch<Functor, decltype(kind)::value, decltype(groups)::value, decltype(symbols)::value>;
       using Bounds = typename Functor::template launch_bounds<decltype(kind)::value, decltype(groups)::value>;
       const Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>, Bounds> policy(
-          exec, 0, f.threads_for(static_cast<int>(count)), Kokkos::ChunkSize(1));
+          exec, 0, static_cast<int>(count), Kokkos::ChunkSize(1));
       Kokkos::parallel_for("kbt::sweep", policy, Launch{f});
     });
   }

@@ -335,7 +335,6 @@ Kokkos::View<Real**, typename ExecSpace::memory_space> KernelSweeper<ExecSpace, 
   detail::load_combos(functor_, shape_, plan_.n_params, n_h, params, rows, scratch_budget_, one, loaded, chunk);
   auto f = functor_;
   f.eval.first = 0;
-  f.chunk_count = 1;
   f.emit_register = reg;
   f.emitted = Kokkos::View<Real**, memory_space>("kbt::emitted", plan_.n_symbols, plan_.n_bars);
   Kokkos::parallel_for("kbt::evaluate", Kokkos::RangePolicy<ExecSpace>(exec_, 0, 1), f);

@@ -1,7 +1,8 @@
 #pragma once
 // The sweep kernel (docs/sweep.md): one combo per thread, streaming over bars
 // with its state in per-thread memory. Each block of bars is evaluated by the
-// BlockEvaluator, then the PortfolioStep (kbt/simulation/portfolio_step.hpp)
+// BlockEvaluator (or, for a position that is one compared select, not at all:
+// compared_select.hpp), then the PortfolioStep (kbt/simulation/portfolio_step.hpp)
 // walks it bar by bar, and the metrics accumulator reduces the bars to the
 // metrics of the run's metric set (metrics/metric_set.hpp; a compile-time
 // choice made once per launch) in the same pass. A single-symbol run keeps its
@@ -49,50 +50,47 @@ struct SweepFunctor {
   int emit_register = -1;
   Kokkos::View<Real**, memory_space> emitted;      // [symbol][bar]
 
-  // Equity and exposure of window bars whose add_bar is deferred (paired combos).
-  static constexpr int deferred_bars = 64;
-  struct DeferredBars {
-    Real equity[deferred_bars];
-    int exposed[deferred_bars];
-    int count;
-  };
+  // Set on host spaces when the run's position is a select computed per bar
+  // (compared_select.hpp): its blocks are not evaluated, the step loop reads
+  // the position's operands.
+  int position_per_bar = 0;
 
-  // Where step() leaves a bar's outcome: add_bar, or the deferred buffer.
+  // Feeds each bar's outcome to the accumulator's add_bar.
   template <class Accumulator>
-  struct BarSink {
+  struct AddBar {
     Accumulator& acc;
-    DeferredBars* deferred;
     KOKKOS_FORCEINLINE_FUNCTION void operator()(const BarOutcome<Real>& bar) const {
-      if (deferred) {
-        deferred->equity[deferred->count] = bar.equity;
-        deferred->exposed[deferred->count] = bar.exposed ? 1 : 0;
-        deferred->count += 1;
-      } else {
-        acc.add_bar(bar.equity, bar.exposed);
-      }
+      acc.add_bar(bar.equity, bar.exposed);
     }
   };
 
-  // Bars [t0 + b0, t0 + b1) of the current block (already evaluated). With
-  // `deferred`, each bar's outcome is recorded instead of fed to add_bar: the
-  // bar fields of the accumulator are disjoint from the fill, trade and
-  // funding fields, so feeding them later, in bar order, gives the same bits.
-  // Host spaces compile the loop over bars once per signal form, so that no
-  // bar tests the form; a GPU keeps one loop (a uniform branch per bar costs
-  // a warp next to nothing, a second copy of the step costs registers).
+  // The bars of the block at t0 (already evaluated, unless the position is
+  // computed per bar). Host spaces compile the loop over bars once per signal
+  // form, so that no bar tests the form; a GPU keeps one loop (a uniform
+  // branch per bar costs a warp next to nothing, a second copy of the step
+  // costs registers).
   template <int NSym, int StepKind, class Account>
-  KOKKOS_FORCEINLINE_FUNCTION void advance(const Step& portfolio, int i, Symbol* st, Account& a, int t0, int b0,
-                                           int b1, DeferredBars* deferred) const {
-    const PortfolioSignals<Real> sig = eval.signals_of(i, t0);
-    const int window_begin = portfolio.rules.window_begin;
-    const int warm_end = window_begin - t0 < b0 ? b0 : (window_begin - t0 < b1 ? window_begin - t0 : b1);
-    portfolio.template warm_up<NSym>(sig, st, b0, warm_end);
+  KOKKOS_FORCEINLINE_FUNCTION void advance(const Step& portfolio, int i, Symbol* st, Account& a, int t0,
+                                           int nb) const {
     if constexpr (host_space) {
-      if (portfolio.position_form) steps<NSym, StepKind, 1>(portfolio, sig, st, a, t0, warm_end, b1, deferred);
-      else steps<NSym, StepKind, 0>(portfolio, sig, st, a, t0, warm_end, b1, deferred);
+      if (position_per_bar)
+        return advance_in_form<NSym, StepKind, 1>(portfolio, eval.compared_signals_of(i, t0), st, a, t0, nb);
+      const PortfolioSignals<Real> sig = eval.signals_of(i, t0);
+      if (portfolio.position_form) advance_in_form<NSym, StepKind, 1>(portfolio, sig, st, a, t0, nb);
+      else advance_in_form<NSym, StepKind, 0>(portfolio, sig, st, a, t0, nb);
     } else {
-      steps<NSym, StepKind, -1>(portfolio, sig, st, a, t0, warm_end, b1, deferred);
+      advance_in_form<NSym, StepKind, -1>(portfolio, eval.signals_of(i, t0), st, a, t0, nb);
     }
+  }
+
+  // Bars [t0, t0 + nb): warm-up before the scoring window, then the step.
+  template <int NSym, int StepKind, int Form, class Signals, class Account>
+  KOKKOS_FORCEINLINE_FUNCTION void advance_in_form(const Step& portfolio, const Signals& sig, Symbol* st, Account& a,
+                                                   int t0, int nb) const {
+    const int window_begin = portfolio.rules.window_begin;
+    const int warm_end = window_begin - t0 < 0 ? 0 : (window_begin - t0 < nb ? window_begin - t0 : nb);
+    portfolio.template warm_up<NSym>(sig, st, 0, warm_end);
+    steps<NSym, StepKind, Form>(portfolio, sig, st, a, t0, warm_end, nb);
   }
 
   // Window bars [t0 + b0, t0 + b1) of the block, for a signal form Form
@@ -100,11 +98,11 @@ struct SweepFunctor {
   // the open trades) is stepped on its own, so that the loop over the others
   // tests nothing per bar for it; a GPU tests it per bar, as a second copy of
   // the step cost its kernels up to 14 registers.
-  template <int NSym, int StepKind, int Form, class Account>
-  KOKKOS_FORCEINLINE_FUNCTION void steps(const Step& portfolio, const PortfolioSignals<Real>& sig, Symbol* st,
-                                         Account& a, int t0, int b0, int b1, DeferredBars* deferred) const {
+  template <int NSym, int StepKind, int Form, class Signals, class Account>
+  KOKKOS_FORCEINLINE_FUNCTION void steps(const Step& portfolio, const Signals& sig, Symbol* st, Account& a, int t0,
+                                         int b0, int b1) const {
     const int last = portfolio.rules.window_end - 1 - t0;
-    BarSink<decltype(a.acc)> sink{a.acc, deferred};
+    AddBar<decltype(a.acc)> sink{a.acc};
     if constexpr (host_space) {
       const int plain_end = last < b1 ? (last > b0 ? last : b0) : b1;
       for (int b = b0; b < plain_end; ++b)
@@ -168,56 +166,11 @@ struct SweepFunctor {
     const int end = portfolio.rules.window_end, block = eval.block;
     for (int t0 = 0; t0 < end; t0 += block) {
       const int nb = end - t0 < block ? end - t0 : block;
-      eval.evaluate_block(i, t0, nb);
-      advance<NSym, StepKind>(step_of<StepKind>(i), i, st, a, t0, 0, nb, nullptr);
+      if (!host_space || !position_per_bar) eval.evaluate_block(i, t0, nb);
+      advance<NSym, StepKind>(step_of<StepKind>(i), i, st, a, t0, nb);
     }
     write_metrics(i, a);
   }
-
-  // Two combos on one thread (host spaces): each block is evaluated and
-  // simulated for one combo, then the other, and the bar metrics of both are
-  // accumulated in one loop, so that the two chains of divisions of the
-  // metrics (docs/metrics.md) overlap instead of following each other.
-  template <int NSym, int StepKind, unsigned Groups>
-  KOKKOS_FORCEINLINE_FUNCTION void simulate_pair(int i0, Symbol* st0, int i1, Symbol* st1) const {
-    simulate_pair_with<NSym, StepKind, Groups>(step_of<StepKind>(i0), i0, st0, step_of<StepKind>(i1), i1, st1);
-  }
-
-  template <int NSym, int StepKind, unsigned Groups>
-  KOKKOS_FORCEINLINE_FUNCTION void simulate_pair_with(const Step& step0, int i0, Symbol* st0, const Step& step1,
-                                                      int i1, Symbol* st1) const {
-    Step::template reset<NSym>(st0, portfolio.n_sym);
-    Step::template reset<NSym>(st1, portfolio.n_sym);
-    Acct<Groups> a0 = step0.template open_account<BasicMetricsAccumulator<Real, Groups>>();
-    Acct<Groups> a1 = step1.template open_account<BasicMetricsAccumulator<Real, Groups>>();
-    DeferredBars d0, d1;
-    const int end = portfolio.rules.window_end, block = eval.block;
-    for (int t0 = 0; t0 < end; t0 += block) {
-      const int nb = end - t0 < block ? end - t0 : block;
-      eval.evaluate_block(i0, t0, nb);
-      eval.evaluate_block(i1, t0, nb);
-      for (int b0 = 0; b0 < nb; b0 += deferred_bars) {
-        const int b1 = nb - b0 < deferred_bars ? nb : b0 + deferred_bars;
-        d0.count = 0;
-        d1.count = 0;
-        advance<NSym, StepKind>(step0, i0, st0, a0, t0, b0, b1, &d0);
-        advance<NSym, StepKind>(step1, i1, st1, a1, t0, b0, b1, &d1);
-        for (int k = 0; k < d0.count; ++k) {  // same window: d1.count == d0.count
-          a0.acc.add_bar(d0.equity[k], d0.exposed[k] != 0);
-          a1.acc.add_bar(d1.equity[k], d1.exposed[k] != 0);
-        }
-      }
-    }
-    write_metrics(i0, a0);
-    write_metrics(i1, a1);
-  }
-
-  // Thread `i` runs combo i, or with `pair_combos` combos 2i and 2i + 1 (the
-  // last thread of an odd chunk runs one). Only host spaces compile the paired
-  // path: on a GPU its buffers would cost registers and stack in every thread.
-  static constexpr bool can_pair = host_space;
-  int pair_combos = 0;
-  int chunk_count = 0;  // combos in this chunk
 
   // Evaluation only (emit_register >= 0): one combo's register, every bar.
   KOKKOS_INLINE_FUNCTION void operator()(const int thread) const {
@@ -247,57 +200,36 @@ struct SweepFunctor {
   // GPU each gets its own register allocation).
   template <int StepKind, unsigned Groups, int Symbols>
   KOKKOS_INLINE_FUNCTION void run_thread(const int thread) const {
-    if constexpr (can_pair && Symbols == any_symbols) {
-      if (pair_combos) {
-        const int i0 = 2 * thread;
-        eval.prepare(i0);
-        if (i0 + 1 < chunk_count) {
-          eval.prepare(i0 + 1);
-          with_symbol_path<Symbols>(Combos<StepKind, Groups, true>{*this}, i0);
-        } else {
-          simulate_one<StepKind, Groups, Symbols>(i0);
-        }
-        return;
-      }
-    }
     eval.prepare(thread);
     simulate_one<StepKind, Groups, Symbols>(thread);
   }
 
-  // Combo i, or with Pair combos i and i + 1 on one host thread
-  // (simulate_pair), of a kernel compiled for a step kind and metric set, on
-  // the path for NSym (with_symbol_path): one symbol's state in registers,
-  // several symbols' in their rows of `sym`.
-  template <int StepKind, unsigned Groups, bool Pair>
+  // Combo i of a kernel compiled for a step kind and metric set, on the path
+  // for NSym (with_symbol_path): one symbol's state in registers, several
+  // symbols' in their row of `sym`.
+  template <int StepKind, unsigned Groups>
   struct Combos {
     const SweepFunctor& f;
     template <int NSym>
     KOKKOS_FORCEINLINE_FUNCTION void path(int i) const {
       if constexpr (NSym == 1) {
         Symbol one[1];
-        if constexpr (Pair) {
-          Symbol two[1];
-          f.template simulate_pair<1, StepKind, Groups>(i, one, i + 1, two);
-        } else {
-          f.template simulate<1, StepKind, Groups>(i, one);
-        }
+        f.template simulate<1, StepKind, Groups>(i, one);
       } else {
-        if constexpr (Pair) f.template simulate_pair<0, StepKind, Groups>(i, &f.sym(i, 0), i + 1, &f.sym(i + 1, 0));
-        else f.template simulate<0, StepKind, Groups>(i, &f.sym(i, 0));
+        f.template simulate<0, StepKind, Groups>(i, &f.sym(i, 0));
       }
     }
   };
 
   template <int StepKind, unsigned Groups, int Symbols>
   KOKKOS_FORCEINLINE_FUNCTION void simulate_one(int i) const {
-    with_symbol_path<Symbols>(Combos<StepKind, Groups, false>{*this}, i);
+    with_symbol_path<Symbols>(Combos<StepKind, Groups>{*this}, i);
   }
 
   // Calls paths.path<NSym>(i) with the NSym that a kernel compiled for
   // `Symbols` runs: 1 (one symbol, its state in registers) or 0 (several,
   // their states in a row of `sym`); with any_symbols it is chosen per thread.
-  // The one place that maps a symbol count to a path (the sweep, its pairs of
-  // combos on host threads, and the window pass). NSym stays a compile-time
+  // The one place that maps a symbol count to a path (the sweep and the window pass). NSym stays a compile-time
   // argument, so that a GPU's kernels stay one per symbol count, and no lambda
   // stands between the kernel and its body: GCC kept a lambda's body out of
   // line, at about 17 more instructions per bar-combo
@@ -357,9 +289,6 @@ struct SweepFunctor {
       std::conditional_t<!host_space && std::is_same<Real, float>::value &&
                              StepKind == int(PortfolioStepKind::general) && Groups != metric_group::all,
                          Kokkos::LaunchBounds<128, 5>, Kokkos::LaunchBounds<>>;
-
-  // Threads to launch for `count` combos.
-  int threads_for(int count) const { return can_pair && pair_combos ? (count + 1) / 2 : count; }
 
   // Bytes of every View the functor holds (the run profile's kernel memory).
   std::size_t bytes() const {
