@@ -112,18 +112,23 @@ void time_kernel_calls(benchmark::State& state, const std::string& device, bool 
   top.k = 10;
   for (std::size_t i = 0; i < n_combos; ++i) top.combo_ids.push_back(i);
   (void)runner->run(params, top);
-  double kernel = 0, total = 0;
+  double kernel = 0, upload = 0, topk = 0, download = 0, total = 0;
   for (auto _ : state) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto out = runner->run(params, top);
     benchmark::DoNotOptimize(out.metrics.data());
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     state.SetIterationTime(seconds);
-    kernel += out.seconds_kernel, total += seconds;
+    kernel += out.seconds_kernel, upload += out.seconds_upload, topk += out.seconds_topk;
+    download += out.seconds_download, total += seconds;
   }
-  // The share of a call spent in the sweep kernel itself (the rest: the
-  // combos' upload, top-K, download).
-  state.counters["kernel_share"] = total > 0 ? kernel / total : 0.0;
+  // The shares of a call spent in the sweep kernel itself and in the rest:
+  // the combos' upload, top-K, the download.
+  const auto share = [total](double part) { return total > 0 ? part / total : 0.0; };
+  state.counters["kernel_share"] = share(kernel);
+  state.counters["upload_share"] = share(upload);
+  state.counters["topk_share"] = share(topk);
+  state.counters["download_share"] = share(download);
 }
 
 // `per_bar`: KernelSweepOptions::position_per_bar (docs/kernels.md);
