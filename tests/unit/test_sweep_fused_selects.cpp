@@ -41,6 +41,15 @@ std::vector<std::size_t> swept_comparisons(const kbt::Program& p) {
   return out;
 }
 
+// The sweep functor the kernel's own setup makes for `c` on the host space,
+// with the default options: what it fused and how it computes the position.
+kbt::SweepFunctor<Kokkos::DefaultHostExecutionSpace, double> host_sweep_functor(const Case& c) {
+  kbt::detail::ScratchShape shape;
+  return kbt::detail::make_sweep_functor<Kokkos::DefaultHostExecutionSpace, double>(
+      c.program, kbt::make_sweep_plan(c.program, c.bars), c.bars,
+      kbt::resolve_simulation(c.config.simulation, c.bars), {}, shape);
+}
+
 // fusable_compares of the one swept comparison of `yaml`'s strategy.
 bool comparison_is_fused(const std::string& yaml) {
   const Case c = prepare_yaml(yaml, bars(), 1);
@@ -83,10 +92,7 @@ TEST(FusedSelects, EveryFusedComparisonGivesTheReferenceBits) {
                                          condition + ", 1, -1)\n"),
                                 bars(), 3);
     // The case is about a fused comparison: the kernel's own setup must fuse it.
-    kbt::detail::ScratchShape shape;
-    const auto f = kbt::detail::make_sweep_functor<Kokkos::DefaultHostExecutionSpace, double>(
-        c.program, kbt::make_sweep_plan(c.program, c.bars), c.bars,
-        kbt::resolve_simulation(c.config.simulation, c.bars), {}, shape);
+    const auto f = host_sweep_functor(c);
     const auto cmp = swept_comparisons(c.program);
     ASSERT_EQ(cmp.size(), 1u);
     ASSERT_EQ(f.eval.home(cmp[0]), int(kbt::RegisterHome::fused)) << "not fused: the case tests nothing";
@@ -130,13 +136,7 @@ namespace {
 
 // Whether the sweep kernel's own setup computes `c`'s position per bar
 // (sweep/detail/compared_select.hpp).
-bool position_is_per_bar(const Case& c) {
-  kbt::detail::ScratchShape shape;
-  const auto f = kbt::detail::make_sweep_functor<Kokkos::DefaultHostExecutionSpace, double>(
-      c.program, kbt::make_sweep_plan(c.program, c.bars), c.bars,
-      kbt::resolve_simulation(c.config.simulation, c.bars), {}, shape);
-  return f.position_per_bar != 0;
-}
+bool position_is_per_bar(const Case& c) { return host_sweep_functor(c).position_per_bar != 0; }
 
 }  // namespace
 
