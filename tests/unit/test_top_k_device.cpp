@@ -1,7 +1,9 @@
 // Top-K selected on an execution space (kbt/sweep/device_top_k.hpp) against the
-// host selection kbt::select_top_k, which is a plain partial sort: the same
-// rows in the same order, on every enabled space, for metrics full of ties,
-// NaN, infinities, signed zeros and combos below min_trades.
+// host selection kbt::select_top_k, which is a plain partial sort over doubles:
+// the same rows in the same order, on every enabled space and by each method
+// that space can run (the bisection everywhere, the keys' partial sort where
+// the host reads the memory), for metrics full of ties, NaN, infinities,
+// signed zeros and combos below min_trades.
 
 #include <gtest/gtest.h>
 #include <kbt/sweep/device_top_k.hpp>
@@ -45,8 +47,26 @@ Rows random_rows(std::size_t n, std::uint64_t seed) {
   return r;
 }
 
+// The methods `Space` can run.
 template <class Space>
-std::vector<std::size_t> on_space(const Rows& r, const kbt::Objective& objective, std::size_t k) {
+std::vector<kbt::TopKMethod> methods_of() {
+  std::vector<kbt::TopKMethod> methods{kbt::TopKMethod::automatic, kbt::TopKMethod::bisection};
+  if (kbt::detail::host_reads_memory_of<Space>()) methods.push_back(kbt::TopKMethod::host_partial_sort);
+  return methods;
+}
+
+const char* name_of(kbt::TopKMethod method) {
+  switch (method) {
+    case kbt::TopKMethod::automatic: return "automatic";
+    case kbt::TopKMethod::bisection: return "bisection";
+    case kbt::TopKMethod::host_partial_sort: return "host_partial_sort";
+  }
+  return "?";
+}
+
+template <class Space>
+std::vector<std::size_t> on_space(const Rows& r, const kbt::Objective& objective, std::size_t k,
+                                  kbt::TopKMethod method = kbt::TopKMethod::automatic) {
   using Mem = typename Space::memory_space;
   const std::size_t n = r.ids.size();
   Kokkos::View<double**, Mem> metrics("metrics", n, kbt::n_metrics);
@@ -59,7 +79,7 @@ std::vector<std::size_t> on_space(const Rows& r, const kbt::Objective& objective
   }
   Kokkos::deep_copy(metrics, hm);
   Kokkos::deep_copy(ids, hi);
-  const auto rows = kbt::select_top_k_on(Space(), metrics, ids, objective, k);
+  const auto rows = kbt::select_top_k_on(Space(), metrics, ids, objective, k, method);
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rows);
   std::vector<std::size_t> out;
   for (std::size_t j = 0; j < host.extent(0); ++j) out.push_back(static_cast<std::size_t>(host(j)));
@@ -67,21 +87,24 @@ std::vector<std::size_t> on_space(const Rows& r, const kbt::Objective& objective
 }
 
 TYPED_TEST(DeviceTopK, SameRowsInTheSameOrderAsTheHostSelection) {
-  for (std::uint64_t seed : {1u, 2u, 3u}) {
-    const Rows r = random_rows(2000, seed);
-    for (bool maximize : {true, false})
-      for (double min_trades : {0.0, 10.0})
-        for (std::size_t k : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(100), std::size_t(1999),
-                              std::size_t(5000)}) {
-          kbt::Objective objective;
-          objective.metric = "sharpe";
-          objective.maximize = maximize;
-          objective.min_trades = min_trades;
-          const auto expected = kbt::select_top_k(r.metrics, r.ids, objective, k);
-          const auto got = on_space<TypeParam>(r, objective, k);
-          EXPECT_EQ(got, expected) << "seed " << seed << " maximize " << maximize << " min_trades " << min_trades
-                                   << " k " << k;
-        }
+  for (const kbt::TopKMethod method : methods_of<TypeParam>()) {
+    for (std::uint64_t seed : {1u, 2u, 3u}) {
+      const Rows r = random_rows(2000, seed);
+      for (bool maximize : {true, false})
+        for (double min_trades : {0.0, 10.0})
+          for (std::size_t k : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(100), std::size_t(1999),
+                                std::size_t(5000)}) {
+            kbt::Objective objective;
+            objective.metric = "sharpe";
+            objective.maximize = maximize;
+            objective.min_trades = min_trades;
+            const auto expected = kbt::select_top_k(r.metrics, r.ids, objective, k);
+            ASSERT_FALSE(k > 0 && expected.empty()) << "vacuous case: no eligible row";
+            const auto got = on_space<TypeParam>(r, objective, k, method);
+            EXPECT_EQ(got, expected) << name_of(method) << " seed " << seed << " maximize " << maximize
+                                     << " min_trades " << min_trades << " k " << k;
+          }
+    }
   }
 }
 
@@ -95,9 +118,22 @@ TYPED_TEST(DeviceTopK, TiesAtTheCutAreBrokenBySmallestComboId) {
   }
   kbt::Objective objective;
   objective.metric = "sharpe";
-  const auto got = on_space<TypeParam>(r, objective, 4);
   // Row 4 (sharpe 2) first, then ids 37 (row 9), 44 (row 8), 51 (row 7).
-  EXPECT_EQ(got, (std::vector<std::size_t>{4, 9, 8, 7}));
+  for (const kbt::TopKMethod method : methods_of<TypeParam>())
+    EXPECT_EQ(on_space<TypeParam>(r, objective, 4, method), (std::vector<std::size_t>{4, 9, 8, 7})) << name_of(method);
+}
+
+TYPED_TEST(DeviceTopK, PartialSortOnMemoryTheHostCannotReadIsUnsupported) {
+  if (kbt::detail::host_reads_memory_of<TypeParam>()) GTEST_SKIP() << "the host reads this space's memory";
+  const Rows r = random_rows(10, 5);
+  kbt::Objective objective;
+  objective.metric = "sharpe";
+  try {
+    on_space<TypeParam>(r, objective, 3, kbt::TopKMethod::host_partial_sort);
+    ADD_FAILURE() << "expected a kbt::Error";
+  } catch (const kbt::Error& e) {
+    EXPECT_EQ(e.category(), kbt::ErrorCategory::unsupported);
+  }
 }
 
 TYPED_TEST(DeviceTopK, UnknownObjectiveMetricIsAConfigError) {

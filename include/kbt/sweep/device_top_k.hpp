@@ -4,18 +4,22 @@
 // id ascending; rows whose objective is NaN or that fail min_trades are never
 // selected.
 //
-// Each row gets a 64-bit key that orders it by objective (larger = better, 0 =
-// not eligible). The K-th best key is found by bisection over the key bits
-// with parallel counts (64 passes over the rows at most, then 64 more over
-// combo ids only when ties straddle the cut); one scan compacts the K rows.
-// Only those K rows are ordered, on the host, and uploaded: nothing of size
-// n_combos leaves the device.
+// Each row gets a 64-bit key that orders it by objective (detail/top_k_keys.hpp).
+// Two ways select the K best keys:
+// - bisection: the K-th best key is found by bisection over the key bits with
+//   parallel counts (64 passes over the rows at most, then 64 more over combo
+//   ids only when ties straddle the cut); one scan compacts the K rows. Only
+//   those K rows are ordered, on the host, and uploaded: nothing of size
+//   n_combos leaves the device.
+// - partial sort on the host: where the host can read the keys, one host thread
+//   partially sorts the eligible rows. Each of the bisection's counts forks and
+//   joins the host's threads (a few microseconds, however few the rows), so
+//   this is the default there.
 
 #include <kbt/config/run_config.hpp>
-#include <kbt/core/detail/portable_math.hpp>
-#include <kbt/core/detail/scalar_math.hpp>
 #include <kbt/core/error.hpp>
 #include <kbt/metrics/metrics.hpp>
+#include <kbt/sweep/detail/top_k_keys.hpp>
 #include <kbt/sweep/top_k.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -27,35 +31,6 @@
 
 namespace kbt {
 namespace detail {
-
-// Maps a non-NaN double to an unsigned integer of the same order (-0 == +0).
-KOKKOS_INLINE_FUNCTION std::uint64_t ordered_key(double v) {
-  if (v == 0.0) v = 0.0;  // -0 and +0 compare equal in select_top_k
-  const std::uint64_t u = portable::to_bits(v);
-  const std::uint64_t sign = std::uint64_t(1) << 63;
-  return (u & sign) ? ~u : (u | sign);
-}
-
-template <class MetricsView, class KeyView>
-struct ObjectiveKeys {
-  MetricsView metrics;
-  KeyView keys;
-  int metric;
-  double min_trades;
-  int maximize;
-  KOKKOS_INLINE_FUNCTION void operator()(const int r) const {
-    const double v = metrics(r, metric);
-    const double trades = metrics(r, int(Metric::n_trades));
-    if (!objective_eligible(v, trades, min_trades)) {
-      keys(r) = 0;
-      return;
-    }
-    const std::uint64_t k = ordered_key(v);
-    // Never 0 for a non-NaN value: the smallest key of either order is that of
-    // -inf (maximise) or +inf (minimise), 0x000F...F.
-    keys(r) = maximize ? k : ~k;
-  }
-};
 
 template <class KeyView, class IdView>
 struct CountSelected {
@@ -99,26 +74,48 @@ struct GatherSelected {
 
 }  // namespace detail
 
-// Rows [0, n) of `metrics` ([row][n_metrics]) with their combo ids; returns up
-// to k row indices, best first, in a View of `exec`'s memory space.
-template <class ExecSpace, class MetricsView, class IdView>
-Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> select_top_k_on(const ExecSpace& exec,
-                                                                               const MetricsView& metrics,
-                                                                               const IdView& combo_ids,
-                                                                               const Objective& objective,
-                                                                               std::size_t k) {
-  using Mem = typename ExecSpace::memory_space;
-  using KeyView = Kokkos::View<std::uint64_t*, Mem>;
-  const int m = metric_index(objective.metric);
-  if (m < 0) throw Error(ErrorCategory::config, "unknown objective metric '" + objective.metric + "'");
-  const int n = static_cast<int>(metrics.extent(0));
-  const Kokkos::RangePolicy<ExecSpace> rows_policy(exec, 0, n);
+// How select_top_k_on finds the K best rows (both give select_top_k's rows and
+// order). automatic: the partial sort where the host can read the space's
+// memory, the bisection elsewhere. Tests name each one to run both on host.
+enum class TopKMethod { automatic, bisection, host_partial_sort };
 
-  KeyView keys(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kbt::topk_keys")), std::size_t(n));
-  Kokkos::parallel_for("kbt::topk_keys", rows_policy,
-                       detail::ObjectiveKeys<MetricsView, KeyView>{metrics, keys, m, double(objective.min_trades),
-                                                                    objective.maximize ? 1 : 0});
-  using Count = detail::CountSelected<KeyView, IdView>;
+namespace detail {
+
+template <class ExecSpace>
+constexpr bool host_reads_memory_of() {
+  return Kokkos::SpaceAccessibility<Kokkos::DefaultHostExecutionSpace, typename ExecSpace::memory_space>::accessible;
+}
+
+// The eligible rows (key != 0), best k first, by one host thread.
+template <class ExecSpace, class KeyView, class IdView>
+Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> top_k_by_partial_sort(const KeyView& keys,
+                                                                                   const IdView& combo_ids,
+                                                                                   std::size_t k) {
+  const std::size_t n = keys.extent(0);
+  std::vector<std::int64_t> rows;
+  rows.reserve(n);
+  for (std::size_t r = 0; r < n; ++r)
+    if (keys(r) != 0) rows.push_back(static_cast<std::int64_t>(r));
+  const std::size_t keep = std::min(k, rows.size());
+  std::partial_sort(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(keep), rows.end(),
+                    [&](std::int64_t a, std::int64_t b) {
+                      return ranks_before(keys(a), std::uint64_t(combo_ids(a)), keys(b), std::uint64_t(combo_ids(b)));
+                    });
+  Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> ranked("kbt::topk", keep);
+  for (std::size_t j = 0; j < keep; ++j) ranked(j) = rows[j];
+  return ranked;
+}
+
+// The k best rows by bisection over the keys (see the file's comment).
+template <class ExecSpace, class KeyView, class IdView>
+Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> top_k_by_bisection(const ExecSpace& exec,
+                                                                                const KeyView& keys,
+                                                                                const IdView& combo_ids,
+                                                                                std::size_t k) {
+  using RowView = Kokkos::View<std::int64_t*, typename ExecSpace::memory_space>;
+  const int n = static_cast<int>(keys.extent(0));
+  const Kokkos::RangePolicy<ExecSpace> rows_policy(exec, 0, n);
+  using Count = CountSelected<KeyView, IdView>;
   auto count = [&](std::uint64_t key_cut, std::uint64_t tie_key, std::uint64_t id_cut) {
     std::size_t c = 0;
     Kokkos::parallel_reduce("kbt::topk_count", rows_policy, Count{keys, combo_ids, key_cut, tie_key, id_cut}, c);
@@ -152,20 +149,19 @@ Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> select_top_k_on(co
       final_select.id_cut = ilo;
     }
   }
-  using RowView = Kokkos::View<std::int64_t*, Mem>;
   RowView selected("kbt::topk_selected", keep);
   if (keep > 0)
     Kokkos::parallel_scan("kbt::topk_compact", rows_policy,
-                          detail::CompactSelected<KeyView, IdView, RowView>{final_select, selected});
+                          CompactSelected<KeyView, IdView, RowView>{final_select, selected});
   exec.fence();
 
-  // Order the k rows on the host: key descending, then combo id ascending.
+  // Order the k rows on the host.
   auto host_rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), selected);
   KeyView sel_keys("kbt::topk_sel_keys", keep);
   KeyView sel_ids("kbt::topk_sel_ids", keep);
   {
     Kokkos::parallel_for("kbt::topk_gather", Kokkos::RangePolicy<ExecSpace>(exec, 0, static_cast<int>(keep)),
-                         detail::GatherSelected<KeyView, IdView, RowView>{selected, keys, sel_keys, combo_ids, sel_ids});
+                         GatherSelected<KeyView, IdView, RowView>{selected, keys, sel_keys, combo_ids, sel_ids});
     exec.fence();
   }
   auto host_keys = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sel_keys);
@@ -173,8 +169,7 @@ Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> select_top_k_on(co
   std::vector<std::size_t> order(keep);
   for (std::size_t j = 0; j < keep; ++j) order[j] = j;
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    if (host_keys(a) != host_keys(b)) return host_keys(a) > host_keys(b);
-    return host_ids(a) < host_ids(b);
+    return ranks_before(host_keys(a), host_ids(a), host_keys(b), host_ids(b));
   });
   RowView ranked("kbt::topk", keep);
   auto host_ranked = Kokkos::create_mirror_view(ranked);
@@ -182,6 +177,33 @@ Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> select_top_k_on(co
   Kokkos::deep_copy(exec, ranked, host_ranked);
   exec.fence();
   return ranked;
+}
+
+}  // namespace detail
+
+// Rows [0, n) of `metrics` ([row][n_metrics]) with their combo ids; returns up
+// to k row indices, best first, in a View of `exec`'s memory space.
+template <class ExecSpace, class MetricsView, class IdView>
+Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> select_top_k_on(
+    const ExecSpace& exec, const MetricsView& metrics, const IdView& combo_ids, const Objective& objective,
+    std::size_t k, TopKMethod method = TopKMethod::automatic) {
+  using KeyView = Kokkos::View<std::uint64_t*, typename ExecSpace::memory_space>;
+  const int m = metric_index(objective.metric);
+  if (m < 0) throw Error(ErrorCategory::config, "unknown objective metric '" + objective.metric + "'");
+  const int n = static_cast<int>(metrics.extent(0));
+  KeyView keys(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kbt::topk_keys")), std::size_t(n));
+  Kokkos::parallel_for("kbt::topk_keys", Kokkos::RangePolicy<ExecSpace>(exec, 0, n),
+                       detail::ObjectiveKeys<MetricsView, KeyView>{metrics, keys, m, double(objective.min_trades),
+                                                                    objective.maximize ? 1 : 0});
+  if constexpr (detail::host_reads_memory_of<ExecSpace>()) {
+    if (method != TopKMethod::bisection) {
+      exec.fence();  // the keys are read on the host
+      return detail::top_k_by_partial_sort<ExecSpace>(keys, combo_ids, k);
+    }
+  } else if (method == TopKMethod::host_partial_sort) {
+    throw Error(ErrorCategory::unsupported, "top-K by host partial sort: the host cannot read this space's memory");
+  }
+  return detail::top_k_by_bisection(exec, keys, combo_ids, k);
 }
 
 }  // namespace kbt
