@@ -106,7 +106,7 @@ run() {
   }
   { echo; echo "| step | outcome | time |"; echo "|---|---|---|"; } >>"$md"
   step info 30 "$bin/kbt" info
-  step parity 150 "$bin/kbt_tests_sweep" --gtest_filter='*SweepParity*:*MetricSets*:*SpaceSweep*:*SweepEngine*:*SweepDriver*'
+  step parity 150 "$bin/kbt_tests_sweep" --gtest_filter='*SweepParity*:*MetricSets*:*SpaceSweep*:*SweepEngine*:*SweepDriver*:*DeviceTopK*'
   local combos='(1000|10000|100000|1000000)'
   [ "${KBT_DEVICE_CHECK_QUICK:-0}" = 1 ] && combos='(1000|10000)'
   step scaling 240 "$bin/bench_sweep" "--benchmark_filter=scaling/(sweep_kernel|hand_written)/$device/.*/${combos}_combos/" \
