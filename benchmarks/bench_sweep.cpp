@@ -18,6 +18,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "fastest_repetition.hpp"
 #include "hand_sma_cross.hpp"
 #include "support/synthetic.hpp"
 
@@ -362,15 +363,7 @@ const char* const kExampleConfigs[] = {"sma_cross.yaml",   "sma_cross_signals.ya
                                        "kalman_meanrev.yaml", "breakout_sltp.yaml", "multi_asset_funding.yaml",
                                        "exo_signal.yaml",  "mtf_trend.yaml"};
 
-// The fastest repetition, beside Google Benchmark's mean/median/stddev/cv. On
-// a shared machine (a cloud VM) the kernel's time varies with the load of
-// whoever shares the physical core (docs/benchmarks.md): the same kernel call on
-// the same allocation takes 0.41 s or 0.69 s depending on when it runs. Taken
-// over repetitions interleaved with the hand-written loops
-// (--benchmark_enable_random_interleaving), min / min is the ratio on an
-// undisturbed core.
-double fastest(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end()); }
-
+// Every benchmark reports its fastest repetition (fastest_repetition.hpp).
 template <class... Args>
 benchmark::internal::Benchmark* register_benchmark(Args&&... args) {
   return benchmark::RegisterBenchmark(std::forward<Args>(args)...)->ComputeStatistics("min", fastest);

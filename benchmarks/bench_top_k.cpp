@@ -12,6 +12,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "fastest_repetition.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -67,8 +69,6 @@ void BM_TopK(benchmark::State& state, kbt::TopKMethod method) {
   if (selected != std::min(k, n)) state.SkipWithError("selected fewer rows than k");
   state.counters["rows_per_s"] = benchmark::Counter(double(n), benchmark::Counter::kIsIterationInvariantRate);
 }
-
-double fastest(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end()); }
 
 template <class Space>
 void register_space(const std::string& space) {
