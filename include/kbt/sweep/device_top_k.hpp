@@ -81,9 +81,11 @@ enum class TopKMethod { automatic, bisection, host_partial_sort };
 
 namespace detail {
 
+// Host threads read the space's memory: the test of a host space that the
+// sweep kernel makes (SweepFunctor::host_space).
 template <class ExecSpace>
 constexpr bool host_reads_memory_of() {
-  return Kokkos::SpaceAccessibility<Kokkos::DefaultHostExecutionSpace, typename ExecSpace::memory_space>::accessible;
+  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
 }
 
 // The eligible rows (key != 0), best k first, by one host thread.
