@@ -52,49 +52,49 @@ void write_labels_hdf5(AtomicOutput& out, const BarData& bars, const LabelJobRes
                                      "file", path),
               H5Fclose);
     detail::write_described(file, {nb},
-                    {"timestamps", H5T_STD_I64LE, H5T_NATIVE_INT64, bars.timestamps.data(),
+                    {"timestamps", detail::ColumnType::int64, bars.timestamps.data(),
                      "bar times, the labels' last axis", "ns since 1970-01-01 UTC"},
                     path);
     detail::write_string_dataset(file, "symbols", bars.symbols, path);
     detail::make_group(file, "settings", path);
     detail::write_described(file, {S},
-                    {"settings/profit_take", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, pt.data(),
+                    {"settings/profit_take", detail::ColumnType::float64, pt.data(),
                      "profit barrier at this multiple of the event's volatility (0: none)", "volatility multiple"},
                     path);
     detail::write_described(file, {S},
-                    {"settings/stop", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, sl.data(),
+                    {"settings/stop", detail::ColumnType::float64, sl.data(),
                      "stop barrier at this multiple of the event's volatility (0: none)", "volatility multiple"},
                     path);
     detail::write_described(file, {S},
-                    {"settings/horizon", H5T_STD_I64LE, H5T_NATIVE_INT64, h.data(),
+                    {"settings/horizon", detail::ColumnType::int64, h.data(),
                      "vertical barrier: bars after the event", "bars"},
                     path);
     detail::make_group(file, "series", path);
     detail::write_described(file, {ns, nb},
-                    {"series/volatility", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, r.volatility.data(),
+                    {"series/volatility", detail::ColumnType::float64, r.volatility.data(),
                      "label.volatility: the barrier width per bar", "return fraction"},
                     path);
     detail::write_described(file, {ns, nb},
-                    {"series/side", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, r.side.data(),
+                    {"series/side", detail::ColumnType::float64, r.side.data(),
                      "the side each bar was labelled with (label.side, else 1; NaN: label.events false)",
                      "+1 long / -1 short"},
                     path);
     detail::make_group(file, "labels", path);
     const std::vector<hsize_t> dims{S, ns, nb};
     detail::write_described(file, dims,
-                    {"labels/label", H5T_STD_I8LE, H5T_NATIVE_INT8, r.labels.label.data(),
+                    {"labels/label", detail::ColumnType::int8, r.labels.label.data(),
                      "+1 profit barrier first, -1 stop barrier first, 0 vertical barrier or no event", "label"},
                     path);
     detail::write_described(file, dims,
-                    {"labels/barrier", H5T_STD_I8LE, H5T_NATIVE_INT8, r.labels.barrier.data(),
+                    {"labels/barrier", detail::ColumnType::int8, r.labels.barrier.data(),
                      "the barrier touched first: 0 none (no event), 1 profit, 2 stop, 3 vertical", "code"},
                     path);
     detail::write_described(file, dims,
-                    {"labels/touch_bar", H5T_STD_I64LE, H5T_NATIVE_INT64, r.labels.touch_bar.data(),
+                    {"labels/touch_bar", detail::ColumnType::int64, r.labels.touch_bar.data(),
                      "the bar of the first touch (-1: no event)", "bar index"},
                     path);
     detail::write_described(file, dims,
-                    {"labels/ret", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, r.labels.ret.data(),
+                    {"labels/ret", detail::ColumnType::float64, r.labels.ret.data(),
                      "side * (exit price / event close - 1) (NaN: no event)", "return fraction"},
                     path);
     detail::finish_job_file(file, "label", config_yaml, profile, path);

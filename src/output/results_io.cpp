@@ -173,7 +173,13 @@ std::vector<std::int64_t> whole_numbers(const double* values, std::size_t n, con
 }
 
 void write_described(hid_t file, const std::vector<hsize_t>& dims, const DescribedColumn& c, const std::string& path) {
-  write_numeric_dataset(file, c.name, c.file_type, c.mem_type, dims, c.data, path, 1);
+  hid_t file_type = H5T_IEEE_F64LE, mem_type = H5T_NATIVE_DOUBLE;
+  switch (c.type) {
+    case ColumnType::int8: file_type = H5T_STD_I8LE, mem_type = H5T_NATIVE_INT8; break;
+    case ColumnType::int64: file_type = H5T_STD_I64LE, mem_type = H5T_NATIVE_INT64; break;
+    case ColumnType::float64: break;
+  }
+  write_numeric_dataset(file, c.name, file_type, mem_type, dims, c.data, path, 1);
   H5Id set(checked_create(H5Dopen2(file, c.name, H5P_DEFAULT), c.name, path), H5Dclose);
   write_string(set, "description", c.description, path, true);
   write_string(set, "unit", c.unit, path, true);

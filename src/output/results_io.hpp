@@ -25,9 +25,12 @@ namespace kbt::detail {
 
 // A numeric dataset written whole (write_numeric_dataset, deflate level 1)
 // with its `description` and `unit` attributes: the label and simulate files.
+// The element type is named by an enum, not by HDF5's type macros: those expand
+// to comma expressions that nvcc's front end misreads inside a braced list.
+enum class ColumnType { int8, int64, float64 };
 struct DescribedColumn {
   const char* name;
-  hid_t file_type, mem_type;
+  ColumnType type;
   const void* data;
   const char *description, *unit;
 };

@@ -40,33 +40,33 @@ void write_simulate_hdf5(AtomicOutput& out, const BarData& bars, std::size_t win
   const std::vector<std::int64_t> times(bars.timestamps.begin() + static_cast<std::ptrdiff_t>(window_begin),
                                         bars.timestamps.begin() + static_cast<std::ptrdiff_t>(window_begin + nw));
   detail::write_described(file, {nw},
-                          {"timestamps", H5T_STD_I64LE, H5T_NATIVE_INT64, times.data(),
+                          {"timestamps", detail::ColumnType::int64, times.data(),
                            "times of the scoring window's bars, the per-bar datasets' bar axis", "ns since 1970-01-01 UTC"},
                           path);
   detail::write_string_dataset(file, "symbols", bars.symbols, path);
   if (!r.equity.empty()) {
     detail::make_group(file, "per_bar", path);
     detail::write_described(file, {nt, nw},
-                            {"per_bar/equity", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, r.equity.data(),
+                            {"per_bar/equity", detail::ColumnType::float64, r.equity.data(),
                              "equity at the close (cash + units x close)", "currency"},
                             path);
     detail::write_described(file, {nt, nw, ns},
-                            {"per_bar/units", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, r.units.data(),
+                            {"per_bar/units", detail::ColumnType::float64, r.units.data(),
                              "units held at the close, per symbol (negative: short)", "units"},
                             path);
     detail::write_described(file, {nt, nw},
-                            {"per_bar/drawdown", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, r.drawdown.data(),
+                            {"per_bar/drawdown", detail::ColumnType::float64, r.drawdown.data(),
                              "(running peak - equity) / running peak; the peak starts at the initial capital",
                              "fraction"},
                             path);
     detail::write_described(file, {nt, nw},
-                            {"per_bar/open_pnl", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, r.open_pnl.data(),
+                            {"per_bar/open_pnl", detail::ColumnType::float64, r.open_pnl.data(),
                              "unrealised PnL: the open trades' cash flows so far (fills with costs, borrow, "
                              "funding) + units x close, summed over symbols",
                              "currency"},
                             path);
     detail::write_described(file, {nt, nw},
-                            {"per_bar/reward", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, r.reward.data(),
+                            {"per_bar/reward", detail::ColumnType::float64, r.reward.data(),
                              "the reward of simulate.reward (log_return, pnl or differential_sharpe)",
                              "as the reward"},
                             path);
