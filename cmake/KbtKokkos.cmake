@@ -72,7 +72,21 @@ endfunction()
 # sweep. Run once per Kokkos installation; -DKBT_CHECK_KOKKOS_VIEWS=OFF skips it
 # (e.g. when cross-compiling).
 option(KBT_CHECK_KOKKOS_VIEWS "Check at configure time that this Kokkos' Views work with this compiler" ON)
-if(KBT_CHECK_KOKKOS_VIEWS AND NOT KBT_KOKKOS_TRIBITS AND NOT CMAKE_CROSSCOMPILING
+# A CUDA Kokkos used through its launch compiler (-DKokkos_ROOT alone, no
+# nvcc_wrapper as CMAKE_CXX_COMPILER): Kokkos swaps the compiler per target,
+# but a try_run project gets Kokkos' nvcc flags with the host compiler
+# (`c++: error: unrecognized command-line option '-arch=sm_90'`). The probe's
+# subject, GCC 12 with the mdspan View, is then the host compiler's; it is
+# skipped with this message rather than failing the configuration.
+if(KBT_CHECK_KOKKOS_VIEWS AND "CUDA" IN_LIST KBT_KOKKOS_DEVICES AND NOT CMAKE_CXX_COMPILER MATCHES "nvcc")
+  message(STATUS "kbt: Kokkos View probe skipped: this CUDA Kokkos compiles through its launch compiler, "
+    "which a configure-time try_run cannot use (configure with -DCMAKE_CXX_COMPILER=<kokkos>/bin/nvcc_wrapper "
+    "to run it; docs/building.md \"CUDA\")")
+  set(KBT_CHECK_KOKKOS_VIEWS_NOW OFF)
+else()
+  set(KBT_CHECK_KOKKOS_VIEWS_NOW ${KBT_CHECK_KOKKOS_VIEWS})
+endif()
+if(KBT_CHECK_KOKKOS_VIEWS_NOW AND NOT KBT_KOKKOS_TRIBITS AND NOT CMAKE_CROSSCOMPILING
    AND NOT KBT_KOKKOS_VIEWS_CHECKED STREQUAL "${Kokkos_DIR};${CMAKE_CXX_COMPILER}")
   try_run(_kbt_probe_run _kbt_probe_compile
     ${CMAKE_BINARY_DIR}/kbt_view_probe ${CMAKE_CURRENT_LIST_DIR}/kbt_view_probe.cpp
