@@ -18,6 +18,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -100,7 +101,14 @@ class Compiler {
   };
   struct Scope {
     std::map<std::string, Binding> formals;
+    std::uint64_t serial = 0;  // unique per expansion (a Scope's address is reused)
   };
+  // A call's identity for the expansion memo: the function, the timeframe and,
+  // per argument, the node that finally stands for it (a formal passed on is
+  // followed to the argument it is bound to) in its scope's serial. Equal keys
+  // lower to equal values, so f(x) + f(x) expands f once and nested calls stay
+  // linear (docs/language.md "User functions").
+  using CallKey = std::tuple<int, int, std::vector<std::pair<const AstNode*, std::uint64_t>>>;
 
   const DataSchema& schema_;
   const std::vector<ParamSpec>& params_;
@@ -114,6 +122,12 @@ class Compiler {
   std::vector<UserFunction> functions_;
   std::map<std::string, int> function_index_;
   const Scope* scope_ = nullptr;  // nullptr outside user functions
+  std::uint64_t next_scope_serial_ = 1;
+  std::map<CallKey, Value> call_memo_;  // forgotten when a temporary AST dies (ForgetCalls)
+  // Nodes lowered inside function bodies: a backstop against expansions the
+  // memo does not share (max_expanded_nodes, an ErrorCategory::limit error).
+  std::size_t expanded_nodes_ = 0;
+  std::string expansion_root_;  // the outermost function being expanded, for that error
   std::vector<std::string> active_;  // "signal 'a'", "scan 'kf'" being compiled
   std::map<Key, std::int32_t> cse_;
 
@@ -144,6 +158,9 @@ class Compiler {
   Value lower_formal(const Binding& b, const AstNode& node, const SourceText& src, int frame);
   const UserFunction* user_function(const std::string& name) const;
   Value lower_user_call(const UserFunction& f, const AstNode& node, const SourceText& src, int frame);
+  Value expand_user_call(const UserFunction& f, const AstNode& node, const SourceText& src, int frame);
+  std::pair<const AstNode*, std::uint64_t> argument_identity(const AstNode* arg, const Scope* scope) const;
+  void count_expanded_node(const SourceText& src, const AstNode& node);
   // While an argument is lowered: the caller's scope, and the caller's chain of
   // what is being compiled (the called function is not part of it, so an
   // argument that uses a signal calling the same function is no cycle).
@@ -162,6 +179,15 @@ class Compiler {
     }
     AtTheCall(const AtTheCall&) = delete;
     AtTheCall& operator=(const AtTheCall&) = delete;
+  };
+  // Around the lowering of an AST that dies afterwards (a top-level expression,
+  // a scan's input): the memo's keys point into it, and its addresses are reused.
+  struct ForgetCalls {
+    Compiler& c;
+    explicit ForgetCalls(Compiler& compiler) : c(compiler) {}
+    ~ForgetCalls() { c.call_memo_.clear(); }
+    ForgetCalls(const ForgetCalls&) = delete;
+    ForgetCalls& operator=(const ForgetCalls&) = delete;
   };
   // Signals and scans are lowered outside any function's scope.
   struct OutsideFunctions {

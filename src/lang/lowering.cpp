@@ -31,10 +31,13 @@ std::int64_t parse_timeframe(const std::string& tf) {
 
 Value Compiler::lower_top(const SourceText& src) {
   AstNode ast = parse_expression(src);
-  return lower(ast, src, 0);
+  return lower_top(src, ast);
 }
 
-Value Compiler::lower_top(const SourceText& src, const AstNode& ast) { return lower(ast, src, 0); }
+Value Compiler::lower_top(const SourceText& src, const AstNode& ast) {
+  const ForgetCalls forget(*this);  // the caller's AST dies after this
+  return lower(ast, src, 0);
+}
 
 void Compiler::need_boolean(const Value& v, const SourceText& src, const AstNode& node, const std::string& who) {
   if (!v.boolean)
@@ -143,6 +146,7 @@ Value Compiler::lower(const AstNode& node, const SourceText& src, int frame) {
             "expressions nested through signals more than " + std::to_string(max_lowering_depth) +
                 " levels deep; expected a flatter chain of signals",
             ErrorCategory::limit);
+  if (scope_) count_expanded_node(src, node);
   ++lowering_depth_;
   struct Leave {
     int& depth;

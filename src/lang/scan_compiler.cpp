@@ -179,6 +179,7 @@ int Compiler::compile_scan(int idx, const SourceText* use_src, const AstNode* us
     check_assign_name(name, text, spec.name);
     if (inputs.count(name)) fail_spec("input '" + name + "' is declared twice");
     AstNode ast = parse_expression(text);
+    const ForgetCalls forget(*this);  // `ast` dies at the end of this iteration
     const Value v = lower(ast, text, 0);
     inputs[name] = static_cast<int>(input_regs.size());
     input_regs.push_back(v.reg);

@@ -1,8 +1,10 @@
 // User functions (`strategy.functions`, docs/language.md "User functions"):
 // `name(a, b): body` is expanded at each call — the body is lowered with each
 // formal standing for the argument written at the call, lowered where it was
-// written (the caller's scope, file and line). Hash-consing then shares what
-// several calls compute alike; there is nothing of a function in the Program.
+// written (the caller's scope, file and line). Identical calls (the same
+// function, timeframe and arguments) are expanded once (call_memo_), and
+// hash-consing shares what different calls compute alike; there is nothing of
+// a function in the Program.
 
 #include "lang/compiler_internal.hpp"
 
@@ -45,7 +47,39 @@ Value Compiler::lower_formal(const Binding& b, const AstNode& node, const Source
   return lower(*b.arg, *b.src, frame);
 }
 
+std::pair<const AstNode*, std::uint64_t> Compiler::argument_identity(const AstNode* arg, const Scope* scope) const {
+  // A formal passed on as an argument stands for what it is bound to.
+  while (scope && arg->kind == AstNode::Kind::name && arg->field.empty() && arg->symbol.empty()) {
+    const auto it = scope->formals.find(arg->text);
+    if (it == scope->formals.end()) break;
+    arg = it->second.arg;
+    scope = it->second.scope;
+  }
+  return {arg, scope ? scope->serial : 0};
+}
+
+void Compiler::count_expanded_node(const SourceText& src, const AstNode& node) {
+  if (++expanded_nodes_ <= max_expanded_nodes) return;
+  fail_at(src, node.offset,
+          "function '" + expansion_root_ + "' expands to more than " + std::to_string(max_expanded_nodes) +
+              " expression nodes; a function whose body calls another function more than once with different "
+              "arguments grows exponentially with the depth of such calls; compute the repeated part once as a "
+              "signal",
+          ErrorCategory::limit);
+}
+
 Value Compiler::lower_user_call(const UserFunction& f, const AstNode& node, const SourceText& src, int frame) {
+  CallKey key{static_cast<int>(&f - functions_.data()), frame, {}};
+  for (const AstNode& arg : node.args) std::get<2>(key).push_back(argument_identity(&arg, scope_));
+  if (const auto memo = call_memo_.find(key); memo != call_memo_.end()) return memo->second;
+  const bool outermost = scope_ == nullptr;
+  if (outermost) expansion_root_ = f.spec->name;
+  const Value v = expand_user_call(f, node, src, frame);
+  call_memo_.emplace(std::move(key), v);
+  return v;
+}
+
+Value Compiler::expand_user_call(const UserFunction& f, const AstNode& node, const SourceText& src, int frame) {
   const FunctionSpec& spec = *f.spec;
   if (node.args.size() != spec.params.size()) {
     std::string formals;
@@ -58,6 +92,7 @@ Value Compiler::lower_user_call(const UserFunction& f, const AstNode& node, cons
   const std::size_t depth = active_.size();
   enter(what, src, node);  // a function whose body calls itself is a cycle
   Scope scope;
+  scope.serial = next_scope_serial_++;
   for (std::size_t i = 0; i < spec.params.size(); ++i)
     scope.formals[spec.params[i]] = Binding{&node.args[i], &src, scope_, depth};
   const Scope* saved = scope_;

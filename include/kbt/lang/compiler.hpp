@@ -31,6 +31,10 @@ struct CompileOptions {
 
 // Largest number of instructions (main program plus scan tapes) a program may have.
 inline constexpr std::size_t max_program_instructions = 1u << 20;
+// Largest number of expression nodes lowered inside user-function bodies in one
+// compile. Identical calls are expanded once, so only a definition that builds
+// distinct expressions exponentially reaches it (well under a second of work).
+inline constexpr std::size_t max_expanded_nodes = 1u << 20;
 
 Program compile_strategy(const StrategySpec& spec, const DataSchema& schema,
                          const CompileOptions& options = {});
