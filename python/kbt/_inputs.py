@@ -8,12 +8,36 @@ from . import _kbt
 
 Error = _kbt.Error
 
+# The most nodes (mappings, lists and scalars) a config given as a dict may
+# expand to. A dict may share sub-objects, which JSON writes out once per use:
+# 9 keys each holding the same 9-element list 7 levels deep is 9^7 leaves.
+# Counted before anything is written out (docs/python.md "Configs").
+MAX_CONFIG_NODES = 1_000_000
+
+
+def check_config_size(tree, source):
+    """kbt.Error(limit) when `tree` expands to more than MAX_CONFIG_NODES nodes
+    (shared sub-objects counted at each use; a cycle counts without end)."""
+    count, stack = 0, [tree]
+    while stack:
+        node = stack.pop()
+        count += 1
+        if count > MAX_CONFIG_NODES:
+            raise Error("%s: the config expands to more than %d nodes (mappings, lists and values, a shared "
+                        "sub-object counted at each use); a run config is far smaller" % (source, MAX_CONFIG_NODES),
+                        "limit")
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, (list, tuple)):
+            stack.extend(node)
+
 
 def config_text(config, overrides):
     """(yaml_text, source_name, base_dir) of a path, YAML text or dict, with overrides merged."""
     if isinstance(config, dict):
         text, source, base = None, "<dict>", os.getcwd()
         tree = config
+        check_config_size(tree, source)
     elif isinstance(config, (str, os.PathLike)) and os.path.isfile(config):
         path = os.fspath(config)
         with open(path, encoding="utf-8") as f:
@@ -23,6 +47,8 @@ def config_text(config, overrides):
         text, source, base, tree = config, "<text>", os.getcwd(), None
     else:
         raise TypeError("config: a YAML path, YAML text or a dict, not %s" % type(config).__name__)
+    if overrides:
+        check_config_size(overrides, source + " overrides")
     if not overrides:
         return (text if tree is None else json.dumps(tree, default=str)), source, base
     if tree is None:
