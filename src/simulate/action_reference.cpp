@@ -34,6 +34,7 @@ double target_of(double a, const ActionSettings& s) {
 // rewards[k] of one trial from its equity at each window close.
 void rewards_of(const double* equity, std::size_t n, double initial, const RewardSettings& r, double* out) {
   double previous = initial, a = 0, b = 0;
+  const std::size_t warm_up = static_cast<std::size_t>(differential_sharpe_warm_up(r.eta));
   for (std::size_t k = 0; k < n; ++k) {
     const double e = equity[k];
     if (r.kind == RewardKind::log_return) {
@@ -41,12 +42,16 @@ void rewards_of(const double* equity, std::size_t n, double initial, const Rewar
     } else if (r.kind == RewardKind::pnl) {
       out[k] = e - previous;
     } else {
+      // Moody & Saffell's D with the moments before this bar's update; during
+      // the warm-up the moments are the sample mean and mean square, and D is 0.
       const double ret = e / previous - 1.0;
       const double da = ret - a, db = ret * ret - b;
       const double variance = b - a * a;
-      out[k] = variance > 0 ? (b * da - 0.5 * a * db) / (variance * math::sqrt(variance)) : 0.0;
-      a = a + r.eta * da;
-      b = b + r.eta * db;
+      const bool warming = k < warm_up;
+      out[k] = !warming && variance > 0 ? (b * da - 0.5 * a * db) / (variance * math::sqrt(variance)) : 0.0;
+      const double rate = warming ? 1.0 / static_cast<double>(k + 1) : r.eta;
+      a = a + rate * da;
+      b = b + rate * db;
     }
     previous = e;
   }

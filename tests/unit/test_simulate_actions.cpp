@@ -135,6 +135,53 @@ TYPED_TEST(SimulateActions, EveryStepKindEqualsTheReferenceByBits) {
 
 // docs/simulate.md "Worked example", and the discrete actions on the same
 // closes, by hand: closes 100, 110, 121, 121; fee 10 bps; capital 1000.
+// The differential Sharpe against the recursion written out independently:
+// R from the equity, no reward while the moments rest on fewer than
+// n = ceil(1 / eta) returns, then A and B start as the batch mean and mean
+// square of those n returns and move at rate eta. Before the warm-up the
+// moving averages started at 0 and the second bar divided by a variance of
+// eta * R1^2: rewards of 1e5 where the rest of the series summed to -12.
+TEST(SimulateActionsRewards, DifferentialSharpeFollowsMoodyAndSaffellFromItsWarmUp) {
+  const kbt::BarData bars = kbt::test::synthetic_bars(1, 2000, 23);
+  kbt::SimulationSettings settings;
+  settings.fee_bps = 3;
+  const kbt::ResolvedSimulation sim = kbt::resolve_simulation(settings, bars);
+  const auto actions = random_actions(2, 1, bars.n_bars(), false, 29);
+  const kbt::ActionMatrix matrix{actions.data(), 2, 1, bars.n_bars()};
+  for (const double eta : {0.01, 0.05, 0.3}) {
+    SCOPED_TRACE(eta);
+    const auto ref = kbt::simulate_actions_reference(bars, sim, matrix, {}, true,
+                                                     {kbt::RewardKind::differential_sharpe, eta});
+    const std::size_t nw = ref.n_window_bars, n = static_cast<std::size_t>(std::ceil(1 / eta));
+    ASSERT_GT(nw, 4 * n);
+    for (std::size_t t = 0; t < 2; ++t) {
+      const double* equity = &ref.equity[t * nw];
+      const double* got = &ref.reward[t * nw];
+      std::vector<double> r(nw);
+      for (std::size_t k = 0; k < nw; ++k) r[k] = equity[k] / (k ? equity[k - 1] : settings.initial_capital) - 1;
+      double a = 0, b = 0;
+      for (std::size_t k = 0; k < n; ++k) a += r[k], b += r[k] * r[k];
+      a /= static_cast<double>(n), b /= static_cast<double>(n);
+      std::size_t nonzero = 0;
+      double largest = 0;
+      for (std::size_t k = 0; k < nw; ++k) {
+        if (k < n) {
+          EXPECT_EQ(got[k], 0.0) << "bar " << k << " of the warm-up";
+          continue;
+        }
+        const double expected = (b * (r[k] - a) - 0.5 * a * (r[k] * r[k] - b)) / std::pow(b - a * a, 1.5);
+        EXPECT_NEAR(got[k], expected, 1e-9 * (1 + std::abs(expected))) << "bar " << k;
+        a += eta * (r[k] - a);
+        b += eta * (r[k] * r[k] - b);
+        nonzero += got[k] != 0;
+        largest = std::max(largest, std::abs(got[k]));
+      }
+      EXPECT_GT(nonzero, (nw - n) / 2) << "a flat trial proves nothing";
+      EXPECT_LT(largest, 1e3 / std::sqrt(eta)) << "a reward that explodes";
+    }
+  }
+}
+
 TYPED_TEST(SimulateActions, HandWorkedExposureAndDiscreteTrials) {
   const kbt::BarData bars = kbt::test::make_data({kbt::test::flat_bars({100, 110, 121, 121})});
   kbt::SimulationSettings settings = kbt::test::base_settings();

@@ -10,6 +10,7 @@
 #include <kbt/data/bar_data.hpp>
 #include <kbt/simulation/resolved_simulation.hpp>
 
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -66,6 +67,17 @@ struct RewardSettings {
 
 // kbt::Error(config) for an eta outside (0, 1].
 void check_reward_settings(const RewardSettings& rewards);
+
+// The differential Sharpe's warm-up (docs/simulate.md "Rewards"): for the first
+// ceil(1 / eta) bars its moments are the plain mean and mean square of the
+// returns so far (rate 1/k), and the reward is 0; from then on they move at
+// rate eta. Starting the moving averages at 0 instead made the second bar
+// divide by a variance of eta * r1^2 (a reward of 2e5 on bar 1 of a real run).
+// (An eta outside (0, 1] is refused by check_reward_settings; this stays defined.)
+inline int differential_sharpe_warm_up(double eta) {
+  const double bars = eta > 0 ? std::ceil(1.0 / eta) : HUGE_VAL;
+  return bars < 2147483647.0 ? static_cast<int>(bars) : 2147483647;
+}
 
 struct ActionSimulationResult {
   std::size_t n_trials = 0, n_symbols = 0, n_window_bars = 0;

@@ -107,7 +107,8 @@ class ActionSimulator {
                                         static_cast<Real>(rewards.eta),
                                         rewards.kind == RewardKind::log_return ? 0
                                         : rewards.kind == RewardKind::pnl     ? 1
-                                                                              : 2};
+                                                                              : 2,
+                                        differential_sharpe_warm_up(rewards.eta)};
       Kokkos::parallel_for("kbt::simulate::rewards", Kokkos::RangePolicy<ExecSpace>(0, static_cast<int>(n_trials)), r);
     }
     ExecSpace().fence();

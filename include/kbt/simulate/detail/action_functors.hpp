@@ -147,6 +147,7 @@ struct TrialRewards {
   Kokkos::View<Real**, Kokkos::LayoutRight, Mem> reward;
   Real initial = 0, eta = 0;
   int kind = 0;
+  int warm_up = 0;  // differential_sharpe_warm_up(eta)
   KOKKOS_INLINE_FUNCTION void operator()(const int trial) const {
     Real before = initial, mean = 0, second = 0;
     for (int k = 0; k < int(equity.extent(1)); ++k) {
@@ -156,15 +157,18 @@ struct TrialRewards {
       } else if (kind == 1) {
         reward(trial, k) = now - before;
       } else {
-        // Moody & Saffell: D = (B dA - A dB / 2) / (B - A^2)^(3/2), before the update.
+        // Moody & Saffell: D = (B dA - A dB / 2) / (B - A^2)^(3/2), before the update;
+        // during the warm-up the moments are the sample ones and D is 0.
         const Real r = now / before - Real(1);
         const Real d_mean = r - mean, d_second = r * r - second;
         const Real variance = second - mean * mean;
-        reward(trial, k) =
-            variance > Real(0) ? (second * d_mean - Real(0.5) * mean * d_second) / (variance * math::sqrt(variance))
+        const bool warming = k < warm_up;
+        reward(trial, k) = !warming && variance > Real(0)
+                               ? (second * d_mean - Real(0.5) * mean * d_second) / (variance * math::sqrt(variance))
                                : Real(0);
-        mean = mean + eta * d_mean;
-        second = second + eta * d_second;
+        const Real rate = warming ? Real(1) / static_cast<Real>(k + 1) : eta;
+        mean = mean + rate * d_mean;
+        second = second + rate * d_second;
       }
       before = now;
     }
