@@ -134,7 +134,8 @@ void backtest(const BacktestArgs& a, bool by_combo) {
   std::printf("%s  %s%s  bars [%zu, %zu) of %zu, %zu symbol(s)\n", a.source.c_str(), l.combo.described.c_str(),
               combo.c_str(), r.window.begin, r.window.end, l.bars.n_bars(), l.bars.n_symbols());
   print_report(l, r, rep);
-  std::printf("metrics:\n");
+  std::printf("metrics (annualised at %.6g periods per year, %s):\n", r.periods_per_year,
+              r.periods_per_year_source.c_str());
   for (std::size_t m = 0; m < n_metrics; ++m) std::printf("  %-22s %.10g\n", metric_names()[m], r.metrics[m]);
 
   if (!a.trades_path.empty()) {

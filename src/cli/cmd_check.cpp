@@ -185,9 +185,10 @@ void check_with_data(const RunConfig& c) {
 
   // The same resolution a run does: per-venue fees, the scoring window, periods per year.
   const ResolvedSimulation sim = resolve_simulation(c, bars);
-  std::printf("scoring from bar %zu (%s) to bar %zu, %g periods per year%s\n", sim.window.begin,
+  std::printf("scoring from bar %zu (%s) to bar %zu, %g periods per year (%s)\n", sim.window.begin,
               format_iso8601_utc(bars.timestamps[sim.window.begin]).c_str(), sim.window.end, sim.periods_per_year,
-              c.simulation.periods_per_year ? "" : " (inferred from the bar spacing)");
+              sim.periods_per_year_source.c_str());
+  if (const auto w = annualisation_warning(sim)) std::printf("warning: %s\n", w->c_str());
 
   const Program program = compile_strategy(c.strategy, schema_of(bars));
   std::printf("strategy: compiled, %zu instructions, %zu hoisted series, %zu scan%s\n", program.code.size(),

@@ -95,6 +95,7 @@ class ReferenceSimulator {
       throw Error(ErrorCategory::internal, "simulate_reference: the settings were resolved for other data");
     result_.window = sim_.window;
     result_.periods_per_year = sim_.periods_per_year;
+    result_.periods_per_year_source = sim_.periods_per_year_source;
     n_sym_ = bars_.n_symbols();
     n_bars_ = bars_.n_bars();
     open_ = &bars_.columns.at("open");

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <string>
 
@@ -28,6 +29,13 @@ std::string no_location(const char*) { return std::string(); }
 }
 
 bool is_finite(double x) { return !math::isnan(x) && x - x == 0.0; }
+
+// Five significant digits, for messages ("251.94", "8760").
+std::string short_number(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.5g", x);
+  return text;
+}
 
 // First bar whose timestamp is >= t (n_bars when none).
 std::size_t first_bar_at_or_after(const BarData& bars, std::int64_t t) {
@@ -88,24 +96,49 @@ ScoringWindow scoring_window(const BarData& bars, const SimulationSettings& sim,
   return w;
 }
 
-double periods_per_year(const BarData& bars, const SimulationSettings& sim, const Locate& where) {
+constexpr double ns_per_day = 86400.0 * 1e9;
+constexpr double ns_per_year = 365.0 * ns_per_day;
+
+// 365 days over the (lower) median spacing of the window's bars: what the
+// bars claim to be; reported beside the density when the two disagree.
+double periods_per_year_by_spacing(const BarData& bars, const ScoringWindow& w) {
+  std::vector<std::int64_t> spacing(w.end - w.begin - 1);
+  for (std::size_t i = w.begin + 1; i < w.end; ++i) spacing[i - w.begin - 1] = bars.timestamps[i] - bars.timestamps[i - 1];
+  const std::size_t mid = (spacing.size() - 1) / 2;  // lower median: an exact integer, no averaging
+  std::nth_element(spacing.begin(), spacing.begin() + static_cast<long>(mid), spacing.end());
+  return spacing[mid] > 0 ? ns_per_year / static_cast<double>(spacing[mid]) : 0.0;
+}
+
+// docs/metrics.md "Annualisation": as given, else the bar density of the
+// scoring window, (bars - 1) intervals over its elapsed time, per 365 days.
+// Evenly spaced bars give exactly 365 days over their spacing; weekday-only
+// daily bars about 252; 24/7 hourly bars 8,760.
+void resolve_periods_per_year(const BarData& bars, const SimulationSettings& sim, const Locate& where,
+                              ResolvedSimulation& r) {
+  const ScoringWindow& w = r.window;
+  const std::size_t n = w.end - w.begin;
+  if (n >= 2) r.periods_per_year_by_spacing = periods_per_year_by_spacing(bars, w);
   if (sim.periods_per_year) {
     if (!(is_finite(*sim.periods_per_year) && *sim.periods_per_year > 0))
       fail(where, "simulation.periods_per_year", "must be a positive number");
-    return *sim.periods_per_year;
+    r.periods_per_year = *sim.periods_per_year;
+    r.periods_per_year_source = "simulation.periods_per_year";
+    return;
   }
-  const std::size_t n = bars.n_bars();
   if (n < 2)
-    fail(where, "simulation.periods_per_year", "cannot be inferred from " + std::to_string(n) + " bar(s); set it");
-  std::vector<std::int64_t> spacing(n - 1);
-  for (std::size_t i = 1; i < n; ++i) spacing[i - 1] = bars.timestamps[i] - bars.timestamps[i - 1];
-  // Lower median: an exact integer, no averaging.
-  const std::size_t mid = (spacing.size() - 1) / 2;
-  std::nth_element(spacing.begin(), spacing.begin() + static_cast<long>(mid), spacing.end());
-  const std::int64_t median = spacing[mid];
-  if (median <= 0) fail(where, "simulation.periods_per_year", "timestamps are not increasing; cannot infer it");
-  constexpr double ns_per_year = 365.0 * 86400.0 * 1e9;
-  return ns_per_year / static_cast<double>(median);
+    fail(where, "simulation.periods_per_year",
+         "cannot be inferred from a scoring window of " + std::to_string(n) + " bar(s); set it");
+  const std::int64_t elapsed = bars.timestamps[w.end - 1] - bars.timestamps[w.begin];
+  if (elapsed <= 0) fail(where, "simulation.periods_per_year", "timestamps are not increasing; cannot infer it");
+  const auto intervals = static_cast<std::int64_t>(n - 1);
+  // Evenly spaced bars divide exactly: 365 days over the one spacing, the same
+  // bits as the spacing rule (an int64 of nanoseconds may not fit a double).
+  r.periods_per_year = elapsed % intervals == 0
+                           ? ns_per_year / static_cast<double>(elapsed / intervals)
+                           : static_cast<double>(intervals) * (ns_per_year / static_cast<double>(elapsed));
+  r.periods_per_year_source = "inferred: " + std::to_string(n) + " bars over " +
+                              short_number(static_cast<double>(elapsed) / ns_per_day) +
+                              " days of the scoring window";
 }
 
 std::vector<double> fee_bps(const BarData& bars, const SimulationSettings& sim, const Locate& where) {
@@ -129,7 +162,7 @@ ResolvedSimulation resolve(const SimulationSettings& sim, const BarData& bars, c
   validate_settings(sim, where);
   ResolvedSimulation r;
   r.window = scoring_window(bars, sim, end, where);
-  r.periods_per_year = periods_per_year(bars, sim, where);
+  resolve_periods_per_year(bars, sim, where, r);
   r.fee_rate = fee_bps(bars, sim, where);
   for (double& f : r.fee_rate) f = fraction_of_bps(f);
   r.initial_capital = sim.initial_capital;
@@ -283,8 +316,23 @@ ScoringWindow resolve_scoring_window(const BarData& bars, const SimulationSettin
   return scoring_window(bars, sim, end, no_location);
 }
 
-double resolve_periods_per_year(const BarData& bars, const SimulationSettings& sim) {
-  return periods_per_year(bars, sim, no_location);
+double resolve_periods_per_year(const BarData& bars, const SimulationSettings& sim, const ScoreEnd& end) {
+  ResolvedSimulation r;
+  r.window = scoring_window(bars, sim, end, no_location);
+  resolve_periods_per_year(bars, sim, no_location, r);
+  return r.periods_per_year;
+}
+
+std::optional<std::string> annualisation_warning(const ResolvedSimulation& sim) {
+  const double by_spacing = sim.periods_per_year_by_spacing, used = sim.periods_per_year;
+  if (sim.periods_per_year_source == "simulation.periods_per_year" || !(by_spacing > 0) ||
+      std::abs(by_spacing - used) <= 0.1 * used)
+    return std::nullopt;
+  return "the bars' usual spacing is " + short_number(by_spacing) +
+         " per year of 365 days, but the scoring window holds " + short_number(used) +
+         " bars per year (gaps: weekends, holidays, sessions); metrics are annualised at " +
+         short_number(used) + " (" + sim.periods_per_year_source +
+         "); set simulation.periods_per_year to choose another";
 }
 
 

@@ -136,6 +136,7 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   const double compile_seconds = seconds_since(t_compile);
   const std::size_t n = sweep.n_combos();
   for (const std::string& w : strategy_warnings(sweep.program, bars)) request.warning(w);
+  if (const auto w = annualisation_warning(sweep.sim)) request.warning(*w);
 
   collectively(exchange, [&] {
     outcome.device_used = detail::choose_device(requested, sweep.program, n, bars, config.simulation, request,
@@ -145,9 +146,12 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   });
   const std::string& device = outcome.device_used;
   if (!request.quiet)
-    std::fprintf(stderr, "kbt: %zu combos to simulate (%llu in the grid before constraints%s), %zu bars x %zu symbols, on %s\n",
+    std::fprintf(stderr,
+                 "kbt: %zu combos to simulate (%llu in the grid before constraints%s), %zu bars x %zu symbols, on %s\n"
+                 "kbt: metrics annualised at %.6g periods per year (%s)\n",
                  n, static_cast<unsigned long long>(sweep.combos_in_grid), request.sample ? ", sampled" : "",
-                 bars.n_bars(), bars.n_symbols(), device.c_str());
+                 bars.n_bars(), bars.n_symbols(), device.c_str(), sweep.sim.periods_per_year,
+                 sweep.sim.periods_per_year_source.c_str());
   if (outcome.fallback_reason)
     request.warning("device '" + requested + "' runs on the reference engine: " + *outcome.fallback_reason);
 
@@ -274,6 +278,8 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   prof.set("combos", static_cast<double>(n));
   prof.set("combos_in_grid", static_cast<double>(sweep.combos_in_grid));
   prof.set("bars", static_cast<double>(bars.n_bars()));
+  prof.set("periods_per_year", sweep.sim.periods_per_year);
+  prof.set("periods_per_year_source", sweep.sim.periods_per_year_source);
   prof.set("symbols", static_cast<double>(bars.n_symbols()));
   if (request.sample) prof.set("sample_seed", std::to_string(request.sample_seed));  // text: exact for any uint64
   prof.set("threads", static_cast<double>(detail::resolve_thread_count(request.threads)));

@@ -110,8 +110,9 @@ VerificationResults verify_candidates(const RunConfig& config, const BarData& ba
     options.score_end_bar = end.bar;
     options.score_end_time_ns = end.time_ns;
   }
-  sim.periods_per_year = resolve_periods_per_year(bars, config.simulation);
-  const ScoringWindow sweep_window = resolve_simulation(config, bars).window;
+  const ResolvedSimulation sweep_sim = resolve_simulation(config, bars);
+  sim.periods_per_year = sweep_sim.periods_per_year;  // the sweep's annualisation, whatever window is verified
+  const ScoringWindow sweep_window = sweep_sim.window;
 
   const Program program = compile_strategy(config.strategy, schema_of(bars));
   // Column of each program param in the sweep's params (the file may order them differently).

@@ -280,16 +280,101 @@ TEST(ReferenceSim, ZeroReturnsGiveNaNSharpe) {
   EXPECT_EQ(metric(r.metrics, Metric::max_drawdown), 0);
 }
 
-TEST(ReferenceSim, PeriodsPerYearInferredFromMedianSpacing) {
+// docs/metrics.md "Annualisation": the scoring window's bar density.
+TEST(ReferenceSim, PeriodsPerYearOfEvenlySpacedBarsIsTheSpacingRule) {
   BarData data = make_data({flat_bars({1, 1, 1, 1})});
   SimulationSettings sim;
   EXPECT_EQ(resolve_periods_per_year(data, sim), 365.0);
-  // Hourly bars with one weekend gap: the median spacing is one hour.
   for (std::size_t i = 0; i < 4; ++i) data.timestamps[i] = static_cast<std::int64_t>(i) * 3600LL * 1000000000LL;
-  data.timestamps[3] += 48LL * 3600LL * 1000000000LL;
-  EXPECT_EQ(resolve_periods_per_year(data, sim), 8760.0);
+  EXPECT_EQ(resolve_periods_per_year(data, sim), 8760.0);  // 24/7 hourly
   sim.periods_per_year = 252;
   EXPECT_EQ(resolve_periods_per_year(data, sim), 252.0);
+}
+
+namespace {
+
+// Days since 1970-01-01 of a civil date (Howard Hinnant's days_from_civil),
+// written out here so that the expected density does not reuse kbt's clock.
+long days_from_civil(long y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const long era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<long>(doe) - 719468;
+}
+
+// An exchange's daily bars: weekdays of 2010-2012 without nine holidays a year
+// (fixed dates near NYSE's; some fall on weekends), at 21:00 UTC; a close that
+// grows by 0.03 % a bar.
+BarData weekday_daily_bars(long& first_day, long& last_day) {
+  std::vector<long> days;
+  for (long day = days_from_civil(2010, 1, 4); day <= days_from_civil(2012, 12, 31); ++day) {
+    const long weekday = (day + 4) % 7;  // 1970-01-01 was a Thursday (4); 0 = Sunday
+    if (weekday == 0 || weekday == 6) continue;
+    bool holiday = false;
+    for (long y = 2010; y <= 2012; ++y)
+      for (const auto& [m, d] : {std::pair<unsigned, unsigned>{1, 1}, {1, 18}, {2, 15}, {4, 2}, {5, 31}, {7, 4},
+                                 {9, 6}, {11, 25}, {12, 25}})
+        holiday = holiday || day == days_from_civil(y, m, d);
+    if (!holiday) days.push_back(day);
+  }
+  std::vector<double> closes;
+  for (std::size_t i = 0; i < days.size(); ++i) closes.push_back(100.0 * std::pow(1.0003, static_cast<double>(i)));
+  BarData data = make_data({flat_bars(closes)});
+  for (std::size_t i = 0; i < days.size(); ++i) data.timestamps[i] = (days[i] * 86400LL + 21 * 3600LL) * 1000000000LL;
+  first_day = days.front(), last_day = days.back();
+  return data;
+}
+
+}  // namespace
+
+// Weekday-only daily data with holidays: about 252 bars a year, not 365; CAGR
+// over the calendar span (the 8.53 years of GOOG gave 13.6 % at 365 a year
+// where its calendar CAGR is 9.2 %), and a warning that the spacing disagrees.
+TEST(ReferenceSim, PeriodsPerYearOfWeekdayBarsIsTheirDensity) {
+  long first = 0, last = 0;
+  const BarData data = weekday_daily_bars(first, last);
+  const double n = static_cast<double>(data.n_bars()), days = static_cast<double>(last - first);
+  SimulationSettings settings;
+  settings.initial_capital = 1000;
+  const ResolvedSimulation sim = resolve_simulation(settings, data);
+  EXPECT_NEAR(sim.periods_per_year, (n - 1) / (days / 365.0), 1e-9);
+  EXPECT_NEAR(sim.periods_per_year, 252, 3);
+  EXPECT_EQ(sim.periods_per_year_by_spacing, 365.0);
+  const auto warning = annualisation_warning(sim);
+  ASSERT_TRUE(warning.has_value());
+  EXPECT_NE(warning->find("simulation.periods_per_year"), std::string::npos) << *warning;
+
+  // Buy at the first close, hold: CAGR is the growth per calendar year of the
+  // window's span, n returns over (days) * n / (n - 1).
+  std::vector<double> target(data.n_bars(), NaN);
+  target[0] = 1;
+  const SimulationResult r = simulate_reference(data, sim, targets({target}));
+  const double growth = metric(r.metrics, Metric::final_equity) / 1000;
+  ASSERT_GT(growth, 1.2) << "a flat series proves nothing";
+  expect_close(metric(r.metrics, Metric::cagr), std::pow(growth, 365.0 / (days * n / (n - 1))) - 1, "cagr");
+  EXPECT_EQ(r.periods_per_year, sim.periods_per_year);
+
+  // The override wins, says so, and does not warn.
+  settings.periods_per_year = 252;
+  const ResolvedSimulation given = resolve_simulation(settings, data);
+  EXPECT_EQ(given.periods_per_year, 252.0);
+  EXPECT_EQ(given.periods_per_year_source, "simulation.periods_per_year");
+  EXPECT_FALSE(annualisation_warning(given).has_value());
+}
+
+// 24/7 hourly data with one two-day outage: the density is a little under
+// 8,760 and, within 10 % of the spacing, gives no warning.
+TEST(ReferenceSim, PeriodsPerYearOfHourlyBarsWithAnOutage) {
+  BarData data = make_data({flat_bars(std::vector<double>(2000, 1.0))});
+  for (std::size_t i = 0; i < 2000; ++i)
+    data.timestamps[i] = (static_cast<std::int64_t>(i) + (i >= 1000 ? 48 : 0)) * 3600LL * 1000000000LL;
+  const ResolvedSimulation sim = resolve_simulation(SimulationSettings{}, data);
+  EXPECT_NEAR(sim.periods_per_year, 1999.0 / (2047.0 / 8760.0), 1e-9);
+  EXPECT_EQ(sim.periods_per_year_by_spacing, 8760.0);
+  EXPECT_FALSE(annualisation_warning(sim).has_value());
+  EXPECT_NE(sim.periods_per_year_source.find("2000 bars"), std::string::npos) << sim.periods_per_year_source;
 }
 
 TEST(ReferenceSim, InvalidSettingsAreConfigErrors) {

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace kbt {
@@ -52,6 +53,7 @@ struct SimulationResult {
   MetricRow metrics{};           // kbt::Metric order
   ScoringWindow window;          // the bars simulated and scored
   double periods_per_year = 0;   // as given or inferred
+  std::string periods_per_year_source;  // ResolvedSimulation::periods_per_year_source
   std::vector<Trade> trades;     // keep_ledger: in the order they closed
   std::vector<double> equity;    // keep_equity: equity at the close of each window bar
   std::vector<double> cash;      // keep_equity: cash at the close of each window bar

@@ -47,7 +47,9 @@ struct ResolvedSimulation {
   std::vector<double> fee_rate;  // per symbol: fraction of notional (bps / 10000)
   double slippage = 0;           // fraction of the reference price (bps / 10000)
   double borrow_per_bar = 0;     // annual borrow rate / periods_per_year
-  double periods_per_year = 0;   // as given, or inferred from the bar spacing
+  double periods_per_year = 0;   // as given, or the scoring window's bar density (docs/metrics.md "Annualisation")
+  std::string periods_per_year_source;     // "simulation.periods_per_year" or "inferred: N bars over D days ..."
+  double periods_per_year_by_spacing = 0;  // 365 days over the window's median spacing (0: under 2 bars)
   std::optional<double> stop_loss, take_profit, trailing_stop;  // fractions
   SimulationSettings::SltpPriority sltp_priority = SimulationSettings::SltpPriority::stop_first;
   double max_gross_leverage = 1;
@@ -108,7 +110,12 @@ void check_scoring_windows(const std::vector<ScoringWindow>& windows, std::size_
 
 // The parts, for callers that need only one of them.
 ScoringWindow resolve_scoring_window(const BarData& bars, const SimulationSettings& sim, const ScoreEnd& end = {});
-// periods_per_year as given, or 365 days divided by the (lower) median bar spacing.
-double resolve_periods_per_year(const BarData& bars, const SimulationSettings& sim);
+// periods_per_year as given, or the bar density of the scoring window that
+// `sim` and `end` give: (bars - 1) intervals over the elapsed time, per 365 days.
+double resolve_periods_per_year(const BarData& bars, const SimulationSettings& sim, const ScoreEnd& end = {});
+
+// A warning when the inferred periods per year and the bars' median spacing
+// disagree by more than 10 % (daily bars without weekends: 252 against 365).
+std::optional<std::string> annualisation_warning(const ResolvedSimulation& sim);
 
 }  // namespace kbt
