@@ -491,9 +491,15 @@ class Hdf5Reader {
     if (!is_group("/bars")) fail("/bars", "expected a group, found a dataset");
     const hsize_t n_sym = all_symbols.size();
     const hsize_t n_bars = bars.timestamps.size();
+    const std::vector<std::int64_t> times = bars.timestamps;  // for the price checks' messages
+    const std::vector<std::string> names = bars.symbols;
     sink.bars_axis(std::move(bars.timestamps), std::move(bars.symbols), std::move(bars.venues));
     const auto& required = required_bar_columns();
-    for (const auto& name : required) sink.column(name, read_float64_rows("/bars/" + name, n_sym, n_bars, rows));
+    for (const auto& name : required) {
+      std::vector<double> values = read_float64_rows("/bars/" + name, n_sym, n_bars, rows);
+      if (detail::is_price_column(name)) detail::check_prices(name, values, names, times, path_);
+      sink.column(name, std::move(values));
+    }
     // funding_rate and any other per-symbol column: same type and shape rule.
     for (const auto& name : member_names("/bars")) {
       if (std::find(required.begin(), required.end(), name) != required.end()) continue;

@@ -5,6 +5,7 @@
 #include <kbt/data/data_io.hpp>
 #include <kbt/core/error.hpp>
 
+#include <cstdio>
 #include <map>
 
 namespace kbt {
@@ -27,6 +28,27 @@ void check_strictly_increasing(const std::vector<std::int64_t>& ts, const std::s
                  what + " at index " + std::to_string(i) + ": " + describe_time(ts[i]) +
                      " follows " + describe_time(ts[i - 1]) + " at index " + std::to_string(i - 1) +
                      "; timestamps must be strictly increasing");
+  }
+}
+
+bool is_price_column(const std::string& name) {
+  return name == "open" || name == "high" || name == "low" || name == "close";
+}
+
+void check_prices(const std::string& column, const std::vector<double>& values,
+                  const std::vector<std::string>& symbols, const std::vector<std::int64_t>& timestamps,
+                  const std::string& origin) {
+  const std::size_t n_bars = timestamps.size();
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double v = values[i];
+    if (v != v || (v > 0 && v - v == 0)) continue;  // NaN: no bar; finite and positive
+    const std::size_t symbol = n_bars ? i / n_bars : 0, bar = n_bars ? i % n_bars : 0;
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", v);
+    fail_dataset(origin, "/bars/" + column,
+                 "symbol '" + (symbol < symbols.size() ? symbols[symbol] : std::to_string(symbol)) + "', bar " +
+                     std::to_string(bar) + (bar < n_bars ? " at " + format_iso8601_utc(timestamps[bar]) : "") +
+                     ": price " + text + "; a price is a finite number > 0, or NaN where the symbol has no bar");
   }
 }
 
@@ -97,6 +119,7 @@ void validate_market_data(const BarData& bars, const std::map<std::string, ExoSe
       fail_dataset(origin, "/bars/" + name,
                    "expected " + std::to_string(expected) + " values ([" + std::to_string(bars.n_symbols()) +
                        "][" + std::to_string(bars.n_bars()) + "]), found " + std::to_string(values.size()));
+    if (detail::is_price_column(name)) detail::check_prices(name, values, bars.symbols, bars.timestamps, origin);
   }
   for (const auto& [name, series] : exo) {
     const std::string base = "/exo/" + name;

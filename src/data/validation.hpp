@@ -18,6 +18,14 @@ std::string describe_time(std::int64_t ns);
 void check_strictly_increasing(const std::vector<std::int64_t>& ts, const std::string& origin,
                                const std::string& dataset);
 
+// The price columns (open, high, low, close): each value NaN (no bar) or a
+// finite number > 0; names the symbol, bar and time of the first that is not.
+// `values` is [symbol][bar] of `symbols` x `timestamps`.
+bool is_price_column(const std::string& name);
+void check_prices(const std::string& column, const std::vector<double>& values,
+                  const std::vector<std::string>& symbols, const std::vector<std::int64_t>& timestamps,
+                  const std::string& origin);
+
 // Non-empty and unique names.
 void check_names(const std::vector<std::string>& names, const std::string& origin,
                  const std::string& dataset, const char* what);

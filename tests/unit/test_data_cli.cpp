@@ -65,6 +65,9 @@ TEST(DataCli, InspectRejectsEveryBadHdf5File) {
                                    "which this HDF5 library cannot decode"}},
       {"venues_count_mismatch.h5", {"dataset /venues: expected string [2], found string [1]"}},
       {"exo_not_increasing.h5", {"dataset /exo/hashrate/timestamps: timestamps not increasing at index 2"}},
+      {"infinite_close.h5", {"dataset /bars/close: symbol 'BBB', bar 2 at 2021-01-01T02:00:00Z: price inf; "
+                             "a price is a finite number > 0"}},
+      {"negative_close.h5", {"dataset /bars/close: symbol 'BBB', bar 2 at 2021-01-01T02:00:00Z: price -5;"}},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.file);

@@ -57,6 +57,8 @@ struct Spec {
   bool exo_not_increasing = false;
   bool omit_timestamps = false;
   bool deflate_close = false;      // /bars/close as one deflated chunk
+  bool bad_close = false;          // /bars/close of symbol 1, bar 2 is bad_close_value
+  double bad_close_value = 0;
 };
 
 Spec good() {
@@ -89,7 +91,11 @@ void write(const std::string& path, const Spec& s) {
   std::vector<double> values(n_sym * n);
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = 100.0 + static_cast<double>(i % n);
   for (const auto& c : s.columns) {
-    if (c == s.int32_column) {
+    if (s.bad_close && c == "close") {
+      std::vector<double> bad = values;
+      bad[n + 2] = s.bad_close_value;
+      dataset(bars, c.c_str(), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {n_sym, n}, bad.data());
+    } else if (c == s.int32_column) {
       std::vector<std::int32_t> iv(values.begin(), values.end());
       dataset(bars, c.c_str(), H5T_STD_I32LE, H5T_NATIVE_INT32, {n_sym, n}, iv.data());
     } else if (c == s.short_column) {
@@ -155,6 +161,8 @@ int main() {
   { Spec s = good(); s.symbols = {"\xff\xfe", "BBB"}; write("symbol_not_utf8.h5", s); }
   { Spec s = good(); s.venues = {"binance"}; write("venues_count_mismatch.h5", s); }
   { Spec s = good(); s.exo_not_increasing = true; write("exo_not_increasing.h5", s); }
+  { Spec s = good(); s.bad_close = true, s.bad_close_value = 1.0 / 0.0; write("infinite_close.h5", s); }
+  { Spec s = good(); s.bad_close = true, s.bad_close_value = -5; write("negative_close.h5", s); }
   {
     // A valid file whose compressed /bars/close chunk is overwritten with junk:
     // the file opens, the read fails.
