@@ -46,6 +46,10 @@ class CMakeBuild(build_ext):
         shutil.copyfile(os.path.join(package, native[0]), target)
 
 
+# setuptools writes its metadata (egg_base) before build_ext runs CMake, and
+# refuses a folder that does not exist: on a fresh clone nothing has made BUILD.
+os.makedirs(BUILD, exist_ok=True)
+
 setup(
     version=version(),
     packages=["kbt"],

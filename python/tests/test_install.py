@@ -1,22 +1,53 @@
-"""`pip install .` (docs/python.md "Installing"): into a fresh virtual
-environment, from this source tree, reusing this build's CMake directory; the
-installed package imports and runs outside the tree."""
+"""`pip install .` (docs/python.md "Installing"): from a fresh `git clone` in an
+empty folder, into a fresh virtual environment; the installed package imports
+and runs outside the tree. The install reuses this build's CMake directory
+(KBT_BUILD_DIR), so that the test does not compile kbt a second time; the
+clone's own first step, its metadata without any build folder, is checked
+on its own."""
 
 import os
 import subprocess
 import sys
 
+import pytest
+
 from support import SOURCE
 
 
-def test_pip_install_gives_a_kbt_that_runs_outside_the_tree(tmp_path):
+def fresh_clone(tmp_path):
+    if not os.path.isdir(os.path.join(SOURCE, ".git")):
+        pytest.skip("the source is not a git work tree: nothing to clone")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", SOURCE, str(clone)], check=True)
+    assert not any(name.startswith("build") for name in os.listdir(clone)), "the clone holds a build folder"
+    return clone
+
+
+def test_a_fresh_clone_prepares_its_metadata_with_no_build_folder(tmp_path):
+    # pip's first step on a fresh clone; it failed with "error in 'egg_base'
+    # option: '<clone>/build-pip' does not exist or is not a directory".
+    clone = fresh_clone(tmp_path)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "KBT_BUILD_DIR")}
+    meta = tmp_path / "meta"
+    meta.mkdir()
+    # pip's order: the build requirements (egg_info, where it failed), then the metadata.
+    script = ("import sys\nfrom setuptools import build_meta\nbuild_meta.get_requires_for_build_wheel()\n"
+              "print(build_meta.prepare_metadata_for_build_wheel(sys.argv[1]))")
+    name = subprocess.run([sys.executable, "-c", script, str(meta)], cwd=clone, env=env, check=True,
+                          capture_output=True, text=True).stdout.split()[-1]
+    assert name.startswith("kbt-") and (meta / name / "METADATA").is_file(), name
+    assert (clone / "build-pip").is_dir()
+
+
+def test_pip_install_from_a_fresh_clone_gives_a_kbt_that_runs_outside_the_tree(tmp_path):
+    clone = fresh_clone(tmp_path)
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
     python = str(venv / "bin" / "python")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # not the build's package
     env["KBT_BUILD_DIR"] = os.environ["KBT_BUILD_DIR"]
-    subprocess.run([python, "-m", "pip", "install", "--no-build-isolation", "--no-deps", "--no-index", "-q", SOURCE],
-                   env=env, cwd=tmp_path, check=True)
+    subprocess.run([python, "-m", "pip", "install", "--no-build-isolation", "--no-deps", "--no-index", "-q",
+                    str(clone)], env=env, cwd=tmp_path, check=True)
     script = ("import sys, kbt\n"
               "r = kbt.run(sys.argv[1], device='reference')\n"
               "print(kbt.__file__)\n"
