@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "data/hdf5_support.hpp"
+#include "data/isolated_read.hpp"
 #include "output/results_io.hpp"
 
 namespace kbt {
@@ -100,14 +101,35 @@ const std::vector<std::pair<const char*, std::string CheckpointIdentity::*>>& id
 }
 
 std::string read_config_text(hid_t file, const std::string& path) {
-  H5Id set(H5Dopen2(file, "config", H5P_DEFAULT), H5Dclose);
-  if (set < 0) fail(ErrorCategory::data_format, path, "checkpoint has no dataset /config");
-  H5Id type(H5Dget_type(set), H5Tclose);
-  std::string out(H5Tget_size(type), '\0');
-  if (H5Dread(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
-    fail(ErrorCategory::data_format, path, "cannot read checkpoint /config");
-  while (!out.empty() && out.back() == '\0') out.pop_back();
-  return out;
+  if (H5Lexists(file, "config", H5P_DEFAULT) <= 0)
+    fail(ErrorCategory::data_format, path, "checkpoint has no dataset /config");
+  return detail::read_string_dataset(file, "config", path);
+}
+
+CheckpointStatus read_status(hid_t file, const std::string& path) {
+  if (H5Aexists(file, "combos_done") <= 0) fail(ErrorCategory::data_format, path, "not a kbt checkpoint");
+  CheckpointStatus s;
+  s.combos_done = checkpoint_count(file, "combos_done", path);
+  s.combos_total = checkpoint_count(file, "combos_total", path);
+  s.results_path = checkpoint_text(file, "results_path", path);
+  s.resume_command = checkpoint_text(file, "resume_command", path);
+  return s;
+}
+
+// libhdf5 can crash on a damaged file: what `resume` reads (with
+// `every_row`, every row too) or the status is read first in kbt's reader
+// process, as data files are (docs/results.md "Damaged files").
+void read_first_in_reader_process(const std::string& path, bool every_row) {
+  detail::read_isolated(path, [&](detail::MarketDataSink&) {
+    H5Id file(open_checkpoint(path, H5F_ACC_RDONLY, false), H5Fclose);
+    read_status(file, path);
+    if (!every_row) return;
+    read_config_text(file, path);
+    H5Id g(H5Gopen2(file, "checkpoint", H5P_DEFAULT), H5Gclose);
+    if (g < 0) fail(ErrorCategory::data_format, path, "checkpoint has no group /checkpoint");
+    for (const auto& field : identity_fields()) checkpoint_text(g, field.first, path);
+    detail::read_every_row(detail::FileRows(file, path));
+  });
 }
 
 // Refuses a run whose rows would not fit on the disk that holds `path`
@@ -161,14 +183,9 @@ void check_checkpoint_presence(const std::string& checkpoint, const std::string&
 }
 
 CheckpointStatus read_checkpoint_status(const std::string& path) {
+  read_first_in_reader_process(path, false);
   H5Id file(open_checkpoint(path, H5F_ACC_RDONLY, false), H5Fclose);
-  if (H5Aexists(file, "combos_done") <= 0) fail(ErrorCategory::data_format, path, "not a kbt checkpoint");
-  CheckpointStatus s;
-  s.combos_done = checkpoint_count(file, "combos_done", path);
-  s.combos_total = checkpoint_count(file, "combos_total", path);
-  s.results_path = checkpoint_text(file, "results_path", path);
-  s.resume_command = checkpoint_text(file, "resume_command", path);
-  return s;
+  return read_status(file, path);
 }
 
 std::shared_ptr<Checkpoint> Checkpoint::create(const std::string& path, const CheckpointIdentity& identity,
@@ -220,6 +237,7 @@ std::shared_ptr<Checkpoint> Checkpoint::create(const std::string& path, const Ch
 std::shared_ptr<Checkpoint> Checkpoint::resume(const std::string& path, const CheckpointIdentity& identity,
                                                const std::vector<std::string>& param_names, const ComboRows& combos,
                                                MetricMask metrics) {
+  read_first_in_reader_process(path, true);
   H5Id file(open_checkpoint(path, H5F_ACC_RDWR, false), H5Fclose);
   if (H5Aexists(file, "combos_done") <= 0) fail(ErrorCategory::data_format, path, "not a kbt checkpoint");
   const std::string advice =

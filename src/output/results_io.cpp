@@ -13,6 +13,8 @@
 #include <cmath>
 #include <limits>
 
+#include <unistd.h>
+
 namespace kbt::detail {
 
 void check_write(herr_t status, const std::string& what, const std::string& path) {
@@ -39,7 +41,26 @@ H5Id no_time_tracking() {
 // Rows per block when the writer generates or copies rows.
 constexpr std::uint64_t kBlockRows = 65536;
 
+// Deflate's largest ratio (RFC 1951: 258-byte matches in 2-bit codes, ~1032:1).
+constexpr double kMostDeflated = 1032;
+
 }  // namespace
+
+void check_declared_bytes(hid_t obj, double bytes, bool stored_compressed, const std::string& what,
+                          const std::string& path) {
+  H5Id file(H5Iget_file_id(obj), H5Fclose);
+  hsize_t file_bytes = 0;
+  if (file < 0 || H5Fget_filesize(file, &file_bytes) < 0) fail_read(path, "cannot tell the size of the file");
+  const double stored_at_most = static_cast<double>(file_bytes) * (stored_compressed ? kMostDeflated : 1.0);
+  const double memory = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGESIZE));
+  if (!(bytes <= stored_at_most))
+    fail_read(path, what + " declares " + std::to_string(static_cast<unsigned long long>(bytes)) +
+                        " bytes, more than a file of " + std::to_string(file_bytes) +
+                        " bytes can hold: the file is damaged");
+  if (memory > 0 && !(bytes <= memory))
+    fail_read(path, what + " declares " + std::to_string(static_cast<unsigned long long>(bytes)) +
+                        " bytes, more than this machine's memory: the file is damaged");
+}
 
 H5Id make_group(hid_t parent, const std::string& name, const std::string& path) {
   // Members listed in the order written (h5py, h5ls --sort-by=creation_order):
@@ -110,6 +131,7 @@ std::string read_string_attribute(hid_t obj, const std::string& name, const std:
   H5Id attr(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose);
   H5Id type(H5Aget_type(attr), H5Tclose);
   if (H5Tget_class(type) != H5T_STRING) fail_read(path, "attribute " + name + " is not text");
+  check_declared_bytes(obj, static_cast<double>(H5Tget_size(type)), false, "attribute " + name, path);
   std::string out(H5Tget_size(type), '\0');
   if (H5Aread(attr, type, out.data()) < 0) fail_read(path, "cannot read attribute " + name);
   while (!out.empty() && out.back() == '\0') out.pop_back();
@@ -136,6 +158,8 @@ std::string read_string_dataset(hid_t file, const std::string& name, const std::
   H5Id set(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
   if (set < 0) fail_read(path, "missing dataset /" + name);
   H5Id type(H5Dget_type(set), H5Tclose);
+  if (H5Tget_class(type) != H5T_STRING) fail_read(path, "dataset /" + name + " is not text");
+  check_declared_bytes(file, static_cast<double>(H5Tget_size(type)), false, "dataset /" + name, path);
   std::string out(H5Tget_size(type), '\0');
   if (H5Dread(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0) fail_read(path, "cannot read /" + name);
   while (!out.empty() && out.back() == '\0') out.pop_back();
@@ -251,6 +275,7 @@ template <class T>
 std::vector<T> read_small_1d(hid_t file, const std::string& name, hid_t mem_type, const std::string& path) {
   hsize_t n = 0;
   const auto [set, space] = open_1d(file, name, n, path);
+  check_declared_bytes(file, static_cast<double>(n) * sizeof(T), true, "dataset /" + name, path);
   std::vector<T> out(n);
   if (n > 0 && H5Dread(set, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
     fail_read(path, "cannot read dataset /" + name);
@@ -377,6 +402,8 @@ std::vector<std::string> read_param_names(hid_t file, const std::string& path) {
   for (hsize_t i = 0; i < info.nlinks; ++i) {
     // Creation order is not tracked; names come back sorted by name.
     const ssize_t len = H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
+    if (len < 0) fail_read(path, "cannot read the names of group /params");
+    check_declared_bytes(g, static_cast<double>(len), false, "a name in group /params", path);
     std::string name(static_cast<std::size_t>(len), '\0');
     H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i, name.data(), name.size() + 1, H5P_DEFAULT);
     names.push_back(name);
@@ -425,6 +452,18 @@ void FileRows::read(std::uint64_t first, std::uint64_t count, std::uint64_t* ids
         std::fill(column.begin(), column.end(), std::numeric_limits<double>::quiet_NaN());  // not computed
       for (std::size_t i = 0; i < count; ++i) metrics[i * n_metrics + m] = column[i];
     }
+}
+
+void read_every_row(const ResultRows& rows) {
+  std::vector<std::uint64_t> ids;
+  std::vector<double> params, metrics;
+  for (std::uint64_t first = 0; first < rows.size(); first += kBlockRows) {
+    const std::uint64_t count = std::min<std::uint64_t>(kBlockRows, rows.size() - first);
+    ids.resize(static_cast<std::size_t>(count));
+    params.resize(static_cast<std::size_t>(count) * rows.param_names().size());
+    metrics.resize(static_cast<std::size_t>(count) * n_metrics);
+    rows.read(first, count, ids.data(), params.data(), metrics.data());
+  }
 }
 
 namespace {

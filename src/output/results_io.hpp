@@ -58,6 +58,11 @@ void write_u64_attribute(hid_t parent, const std::string& name, std::uint64_t va
 void set_u64_attribute(hid_t parent, const std::string& name, std::uint64_t value, const std::string& path);
 
 // Reading (kbt::Error(data_format) naming the file and the object).
+// What a damaged file declares is checked before it is allocated: `bytes` of
+// `what` must fit the file holding `obj` (1,032 times it when the object may be
+// deflated) and this machine's memory.
+void check_declared_bytes(hid_t obj, double bytes, bool stored_compressed, const std::string& what,
+                          const std::string& path);
 bool has_attribute(hid_t obj, const std::string& name);
 std::string read_string_attribute(hid_t obj, const std::string& name, const std::string& path);
 double read_number_attribute(hid_t obj, const std::string& name, const std::string& path);
@@ -101,6 +106,10 @@ void create_row_datasets(hid_t file, const std::vector<std::string>& param_names
 // row-major [count][n_metrics]) into /metrics/<name>.
 void write_metric_rows(hid_t file, std::uint64_t first, std::uint64_t count, const double* metrics, MetricMask mask,
                        const std::string& path);
+
+// Reads every row of `rows` a block at a time and drops them: what a reader
+// process does to prove that a file can be read (results_reader.cpp).
+void read_every_row(const ResultRows& rows);
 
 // The parameter names of a results file's /params, in declaration order.
 std::vector<std::string> read_param_names(hid_t file, const std::string& path);

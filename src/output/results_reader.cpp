@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "data/isolated_read.hpp"
 #include "output/results_io.hpp"
 
 #include <kbt/validation/validation.hpp>
@@ -122,8 +123,9 @@ std::string LoadedResults::profile_text(const std::string& key) const {
   return {};
 }
 
-LoadedResults read_results_hdf5(const std::string& path) {
-  if (!std::filesystem::exists(path)) throw Error(ErrorCategory::io, path + ": no such file");
+namespace {
+
+LoadedResults read_results_here(const std::string& path) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   if (H5Fis_hdf5(path.c_str()) <= 0) fail(path, "not an HDF5 file");
   H5Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
@@ -172,6 +174,18 @@ LoadedResults read_results_hdf5(const std::string& path) {
     loaded.validation = std::make_shared<const ValidationResults>(std::move(*v));
   r.rows = std::move(rows);  // keeps the file open
   return loaded;
+}
+
+}  // namespace
+
+LoadedResults read_results_hdf5(const std::string& path) {
+  if (!std::filesystem::exists(path)) throw Error(ErrorCategory::io, path + ": no such file");
+  // libhdf5 can crash on a damaged file (seen: SIGSEGV in H5Aiterate2). The
+  // whole file, every row included, is read first in kbt's reader process, as
+  // data files are (docs/results.md "Damaged files"); the same reads here then
+  // meet only what the reader process survived.
+  detail::read_isolated(path, [&](detail::MarketDataSink&) { detail::read_every_row(*read_results_here(path).results.rows); });
+  return read_results_here(path);
 }
 
 }  // namespace kbt
