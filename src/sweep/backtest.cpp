@@ -88,8 +88,10 @@ SimulationResult run_backtest(const RunConfig& config, const BarData& bars,
     throw Error(ErrorCategory::grid, "these parameter values violate the strategy's constraints");
   const StrategyOutputs signals = evaluate_strategy_reference(program, bars, values.data());
   // The combo's own settings where some are swept (docs/semantics.md "Swept settings").
+  // The window the sweep scored (the train window with a holdout) unless the
+  // caller gives an end: a stored row comes back bit for bit.
   const ResolvedSimulation sim = combo_simulation(
-      resolve_simulation(config.simulation, bars, ScoreEnd{options.score_end_bar, options.score_end_time_ns}),
+      resolve_simulation(config, bars, ScoreEnd{options.score_end_bar, options.score_end_time_ns}),
       program.param_names, values.data());
   SimulationOptions recording = options;
   recording.score_end_bar.reset();

@@ -14,8 +14,10 @@
 namespace kbt {
 
 // Simulates the strategy of `config` with one value per param on the reference
-// engine. Every param of the strategy must be given (kbt::Error(config) names
-// the missing or unknown ones); window params must be integers >= 1.
+// engine, scored on the window its sweep scores (the train window with
+// validation.holdout) unless `options` gives an end, so that a stored row comes
+// back bit for bit. Every param of the strategy must be given (kbt::Error(config)
+// names the missing or unknown ones); window params must be integers >= 1.
 SimulationResult run_backtest(const RunConfig& config, const BarData& bars,
                               const std::map<std::string, double>& params,
                               const SimulationOptions& options = {});
