@@ -113,9 +113,8 @@ double periods_per_year_by_spacing(const BarData& bars, const ScoringWindow& w) 
 // scoring window, (bars - 1) intervals over its elapsed time, per 365 days.
 // Evenly spaced bars give exactly 365 days over their spacing; weekday-only
 // daily bars about 252; 24/7 hourly bars 8,760.
-void resolve_periods_per_year(const BarData& bars, const SimulationSettings& sim, const Locate& where,
-                              ResolvedSimulation& r) {
-  const ScoringWindow& w = r.window;
+void resolve_periods_per_year(const BarData& bars, const SimulationSettings& sim, const ScoringWindow& w,
+                              const Locate& where, ResolvedSimulation& r) {
   const std::size_t n = w.end - w.begin;
   if (n >= 2) r.periods_per_year_by_spacing = periods_per_year_by_spacing(bars, w);
   if (sim.periods_per_year) {
@@ -162,7 +161,10 @@ ResolvedSimulation resolve(const SimulationSettings& sim, const BarData& bars, c
   validate_settings(sim, where);
   ResolvedSimulation r;
   r.window = scoring_window(bars, sim, end, where);
-  resolve_periods_per_year(bars, sim, where, r);
+  // One annualisation per run: that of the config's own scoring window,
+  // whatever end a caller gives (kbt verify, kbt plot) or a holdout splits off.
+  const bool given_end = end.bar || end.time_ns;
+  resolve_periods_per_year(bars, sim, given_end ? scoring_window(bars, sim, ScoreEnd{}, where) : r.window, where, r);
   r.fee_rate = fee_bps(bars, sim, where);
   for (double& f : r.fee_rate) f = fraction_of_bps(f);
   r.initial_capital = sim.initial_capital;
@@ -316,10 +318,9 @@ ScoringWindow resolve_scoring_window(const BarData& bars, const SimulationSettin
   return scoring_window(bars, sim, end, no_location);
 }
 
-double resolve_periods_per_year(const BarData& bars, const SimulationSettings& sim, const ScoreEnd& end) {
+double resolve_periods_per_year(const BarData& bars, const SimulationSettings& sim) {
   ResolvedSimulation r;
-  r.window = scoring_window(bars, sim, end, no_location);
-  resolve_periods_per_year(bars, sim, no_location, r);
+  resolve_periods_per_year(bars, sim, scoring_window(bars, sim, ScoreEnd{}, no_location), no_location, r);
   return r.periods_per_year;
 }
 

@@ -110,9 +110,10 @@ void check_scoring_windows(const std::vector<ScoringWindow>& windows, std::size_
 
 // The parts, for callers that need only one of them.
 ScoringWindow resolve_scoring_window(const BarData& bars, const SimulationSettings& sim, const ScoreEnd& end = {});
-// periods_per_year as given, or the bar density of the scoring window that
-// `sim` and `end` give: (bars - 1) intervals over the elapsed time, per 365 days.
-double resolve_periods_per_year(const BarData& bars, const SimulationSettings& sim, const ScoreEnd& end = {});
+// periods_per_year as given, or the bar density of the scoring window of
+// `sim` (before any holdout split): (bars - 1) intervals over the elapsed
+// time, per 365 days (docs/metrics.md "Annualisation").
+double resolve_periods_per_year(const BarData& bars, const SimulationSettings& sim);
 
 // A warning when the inferred periods per year and the bars' median spacing
 // disagree by more than 10 % (daily bars without weekends: 252 against 365).
