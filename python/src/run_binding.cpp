@@ -339,6 +339,7 @@ std::shared_ptr<RunHandle> run(const std::string& yaml_text, const std::string& 
   o.out = out;
   o.resume = resume;
   o.resume_command = "kbt.run(" + source_name + ", out=\"" + out + "\", resume=True)";
+  o.resume_option = "resume=True";
   o.exchange = exchange.get();
   handle->root = !exchange || exchange->is_root();
   try {

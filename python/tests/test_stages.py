@@ -84,7 +84,7 @@ def test_an_interrupted_run_resumes_from_its_checkpoint_to_the_cli_rows(tmp_path
     with pytest.raises(KeyboardInterrupt):
         kbt.run(config, device="reference", out=out, progress=interrupt_at(4, []))
     assert checkpoint.exists() and not out.exists()
-    with pytest.raises(kbt.Error, match="continue it with --resume") as e:
+    with pytest.raises(kbt.Error, match="continue it with resume=True") as e:
         kbt.run(config, device="reference", out=out)
     assert e.value.args[1] == "config"
     resumed = kbt.run(config, device="reference", out=out, resume=True)
@@ -94,7 +94,7 @@ def test_an_interrupted_run_resumes_from_its_checkpoint_to_the_cli_rows(tmp_path
     # The file it wrote is a results file the CLI reads, with the same rows.
     shown = cli("show", out, "--json", "--rows", "3").stdout
     assert '"combo"' in shown
-    with pytest.raises(kbt.Error, match="nothing to resume"):
+    with pytest.raises(kbt.Error, match="resume=True: nothing to resume"):
         kbt.run(config, device="reference", out=out, resume=True)
 
 

@@ -4,14 +4,18 @@
 #include <kbt/config/config_loader.hpp>
 #include <kbt/core/error.hpp>
 #include <kbt/job/sweep_job.hpp>
+#include <kbt/output/checkpoint.hpp>
 #include <kbt/output/results.hpp>
 #include <kbt/validation/validation.hpp>
 #include <kbt/verify/verify.hpp>
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <optional>
 
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/job_run.hpp"
 #include "cli/label_job_command.hpp"
 #include "cli/mpi_session.hpp"
@@ -38,6 +42,16 @@ std::string resume_command_for(const RunArgs& a) {
   if (!a.device.empty()) cmd += " --device " + a.device;
   if (a.sample > 0) cmd += " --sample " + std::to_string(a.sample) + " --seed " + std::to_string(a.seed);
   return cmd;
+}
+
+// What `kbt run` says when Ctrl-C stopped it between chunks.
+std::string interrupted_message(const std::string& checkpoint) {
+  std::error_code ec;
+  if (!std::filesystem::exists(checkpoint, ec))
+    return "kbt: interrupted before the sweep wrote anything; run it again to start";
+  const CheckpointStatus s = read_checkpoint_status(checkpoint);
+  return "kbt: interrupted: the checkpoint " + checkpoint + " holds " + std::to_string(s.combos_done) + " of " +
+         std::to_string(s.combos_total) + " combos; continue with '" + s.resume_command + "'";
 }
 
 // output.heatmap: the objective over the two params, others at the best
@@ -113,11 +127,24 @@ void run(const RunArgs& a) {
   options.out = a.out.empty() ? config.output.path : a.out;
   options.resume = a.resume;
   options.resume_command = resume_command_for(a);
-  // Progress of the sweep and of the verification (docs/cli.md "Progress").
+  // Progress of the sweep and of the verification (docs/cli.md "Progress"),
+  // and Ctrl-C between chunks ("Interrupts"; not under mpirun, whose ranks
+  // must stop at the same chunk: there SIGINT keeps its default).
   ProgressPrinter progress(a.quiet || !root);
-  if (progress.enabled())
-    options.progress = [&progress](const SweepProgress& p) { progress.update(stage_progress_line(p), p.done >= p.total); };
-  const SweepJobResult job = run_sweep_job(config, bars, options);
+  std::optional<InterruptBetweenChunks> interrupt;
+  if (!exchange) interrupt.emplace();
+  options.progress = [&](const SweepProgress& p) {
+    if (interrupt && interrupt->requested()) throw Interrupted{};
+    if (progress.enabled()) progress.update(stage_progress_line(p), p.done >= p.total);
+  };
+  SweepJobResult job;
+  try {
+    job = run_sweep_job(config, bars, options);
+  } catch (const Interrupted&) {
+    progress.end_line();
+    throw Interrupted{interrupted_message(checkpoint_path_for(options.out))};
+  }
+  interrupt.reset();
   progress.end_line();
   if (!root) return;  // the first rank wrote and reports
   const SweepOutcome& outcome = job.sweep;

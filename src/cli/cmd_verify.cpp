@@ -64,7 +64,11 @@ void verify(const VerifyArgs& a) {
   const std::string out = a.out.empty() ? a.results_path : a.out;
   write_verification_hdf5(a.results_path, out, v);
   std::fputs(format_verification_summary(v, a.show).c_str(), stdout);
-  std::printf("verification written to %s (/verify)\n", out.c_str());
+  std::string replaced;  // what this /verify took the place of
+  if (const auto& before = loaded.verification)
+    replaced = "; it replaced the earlier /verify of " + std::to_string(before->combo_ids.size()) + " candidates by " +
+               before->objective.metric + " (" + (before->objective.maximize ? "max" : "min") + "), " + before->window;
+  std::printf("verification written to %s (/verify%s)\n", out.c_str(), replaced.c_str());
   check_no_mismatch(v, out);
 }
 

@@ -13,6 +13,7 @@
 #include <exception>
 
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/mpi_session.hpp"
 #include "cli/usage_errors.hpp"
 #include "data/hdf5_support.hpp"
@@ -76,6 +77,9 @@ int run_cli(int argc, char* argv[]) {
     std::fprintf(stderr, "kbt: usage error: %s\nkbt: see '%s --help'\n", kbt::cli::usage_message(app, e.what()).c_str(),
                  kbt::cli::command_path(app).c_str());
     return kbt::cli::exit_usage;
+  } catch (const kbt::cli::Interrupted& e) {
+    std::fprintf(stderr, "%s\n", e.message.c_str());
+    return kbt::cli::exit_interrupted;
   } catch (const kbt::Error& e) {
     // Under mpirun: an error every rank agreed on is the first rank's to say;
     // one rank's own failure stops them all (docs/mpi.md "Faults").

@@ -75,13 +75,14 @@ SweepJobResult run_sweep_job(const RunConfig& config, const BarData& bars, const
     request.resume = o.resume;
     request.results_path = o.out;
     request.resume_command = o.resume_command;
+    request.resume_option = o.resume_option;
   }
   collectively(exchange, [&] {
     if (job.out.empty()) return;
     lock.emplace(job.out);
     for (const std::string& p : {job.out, request.checkpoint_path, job.csv})
       if (!p.empty()) remove_orphaned_temporaries(p);
-    check_checkpoint_presence(request.checkpoint_path, job.out, o.resume);
+    check_checkpoint_presence(request.checkpoint_path, job.out, o.resume, o.resume_option);
   });
   job.sweep = run_sweep(config, bars, request);
   SweepOutcome& outcome = job.sweep;

@@ -161,7 +161,8 @@ CheckpointIdentity CheckpointIdentity::for_data(const std::string& data_path, co
 
 std::string checkpoint_path_for(const std::string& results_path) { return results_path + ".partial.h5"; }
 
-void check_checkpoint_presence(const std::string& checkpoint, const std::string& results_path, bool resume) {
+void check_checkpoint_presence(const std::string& checkpoint, const std::string& results_path, bool resume,
+                               const std::string& resume_option) {
   const bool have = std::filesystem::exists(checkpoint);
   if (have && !resume) {
     std::string progress;  // "N of M combos done", or why it cannot be read
@@ -173,10 +174,10 @@ void check_checkpoint_presence(const std::string& checkpoint, const std::string&
     }
     throw Error(ErrorCategory::config, checkpoint + ": an unfinished run" + (results_path.empty() ? "" : " of " + results_path) +
                                            " left this checkpoint (" + progress +
-                                           "); continue it with --resume, or delete it to start over");
+                                           "); continue it with " + resume_option + ", or delete it to start over");
   }
   if (!have && resume)
-    throw Error(ErrorCategory::io, "--resume: nothing to resume: no checkpoint " + checkpoint +
+    throw Error(ErrorCategory::io, resume_option + ": nothing to resume: no checkpoint " + checkpoint +
                                        (!results_path.empty() && std::filesystem::exists(results_path)
                                             ? " (" + results_path + " is a finished run)"
                                             : ""));

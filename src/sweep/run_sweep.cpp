@@ -38,7 +38,7 @@ std::shared_ptr<Checkpoint> open_checkpoint(const RunConfig& config, const Sweep
                                             const std::string& digest) {
   if (request.checkpoint_path.empty()) return nullptr;
   const std::size_t n = sweep.n_combos();
-  check_checkpoint_presence(request.checkpoint_path, request.results_path, request.resume);
+  check_checkpoint_presence(request.checkpoint_path, request.results_path, request.resume, request.resume_option);
   if (n == 0 && request.resume)
     throw Error(ErrorCategory::config, request.checkpoint_path + ": cannot resume: this run has no combos to simulate");
   CheckpointIdentity identity = CheckpointIdentity::for_data(config.data_path, digest);

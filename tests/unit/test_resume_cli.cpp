@@ -152,6 +152,53 @@ TEST(ResumeCli, KilledRunIsMarkedIncompleteAndResumesToTheSameFile) {
   fs::remove_all(dir);
 }
 
+// Ctrl-C (SIGINT) during a sweep: the run stops between chunks, says where
+// its checkpoint is and how to continue, and exits 130 (before, it died at
+// once with no message); --resume then gives an uninterrupted run's rows.
+TEST(ResumeCli, CtrlCStopsBetweenChunksAndSaysHowToResume) {
+  const auto dir = scratch("sigint");
+  const auto cfg = killable_run(dir, 1, 50000, 7);
+  ASSERT_FALSE(cfg.empty());
+  const auto out = (dir / "r.h5").string(), ckpt = out + ".partial.h5", full = (dir / "full.h5").string();
+  const pid_t pid = spawn_kbt({"run", cfg, "--device", "reference", "--threads", "1", "--out", out},
+                              (dir / "interrupted.log").string());
+  ASSERT_GT(pid, 0);
+  int status = 0;
+  bool exited = false, signalled = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline && !signalled) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      exited = true;
+      break;
+    }
+    std::uint64_t done = 0;
+    try {
+      if (fs::exists(ckpt)) done = kbt::read_checkpoint_status(ckpt).combos_done;
+    } catch (const kbt::Error&) {
+    }
+    if (done >= 8) signalled = ::kill(pid, SIGINT) == 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ASSERT_FALSE(exited) << "the run finished before a checkpoint was seen: " << read_text(dir / "interrupted.log");
+  ASSERT_TRUE(signalled) << "no checkpoint within 20 s";
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  const std::string log = read_text(dir / "interrupted.log");
+  ASSERT_TRUE(WIFEXITED(status)) << "died by a signal: " << log;
+  EXPECT_EQ(WEXITSTATUS(status), 130) << log;
+  const auto left = kbt::read_checkpoint_status(ckpt);
+  EXPECT_EQ(left.combos_done % 8, 0u);
+  EXPECT_NE(log.find("kbt: interrupted: the checkpoint " + ckpt + " holds " + std::to_string(left.combos_done) + " of " +
+                     std::to_string(left.combos_total) + " combos; continue with 'kbt run " + cfg + " --resume"),
+            std::string::npos)
+      << log;
+  EXPECT_FALSE(fs::exists(out));
+  const auto resumed = kbt::test::run_kbt("run " + cfg + " --device reference --quiet --resume --out " + out);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  ASSERT_EQ(kbt::test::run_kbt("run " + cfg + " --device reference --quiet --out " + full).exit_code, 0);
+  expect_same_results(kbt::read_results_hdf5(full).results, kbt::read_results_hdf5(out).results);
+  fs::remove_all(dir);
+}
+
 // A run killed while its checkpoint was being made the results file: after
 // finish() wrote every group and `complete = 1` but before the move, and
 // after the groups were written but before `complete = 1`. --resume finishes

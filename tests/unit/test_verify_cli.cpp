@@ -159,8 +159,15 @@ TEST_F(VerifyCli, VerifyOnAnotherWindowWritesACopyEqualToBacktests) {
 TEST_F(VerifyCli, VerifyInPlaceReplacesTheGroup) {
   const auto file = (dir() / "inplace.h5").string();
   fs::copy_file(results(), file, fs::copy_options::overwrite_existing);
+  const auto before = kbt::read_results_hdf5(file).verification;
+  ASSERT_TRUE(before.has_value());
   const auto r = kbt::test::run_kbt("verify " + file + " --top-n 4 --threads 1 --objective total_return");
   ASSERT_EQ(r.exit_code, 0) << r.output;
+  // It says what it replaced.
+  EXPECT_NE(r.output.find("verification written to " + file + " (/verify; it replaced the earlier /verify of " +
+                          std::to_string(before->combo_ids.size()) + " candidates by " + before->objective.metric),
+            std::string::npos)
+      << r.output;
   const auto loaded = kbt::read_results_hdf5(file);
   ASSERT_TRUE(loaded.verification.has_value());
   EXPECT_EQ(loaded.verification->n(), 4u);

@@ -37,6 +37,7 @@ struct SweepJobOptions {
   std::string out;
   bool resume = false;         // continue the checkpoint of `out` (it must exist)
   std::string resume_command;  // stored in the checkpoint: how to continue it
+  std::string resume_option = "--resume";  // how the caller asks for `resume`, for messages
 
   double seconds_load = 0;  // the caller's loading of config and bars, for the profile
 

@@ -51,8 +51,11 @@ CheckpointStatus read_checkpoint_status(const std::string& path);
 
 // The rules of docs/results.md "Incomplete runs and --resume": an existing
 // `checkpoint` of `results_path` without `resume` is kbt::Error(config)
-// naming its progress; `resume` without one is kbt::Error(io).
-void check_checkpoint_presence(const std::string& checkpoint, const std::string& results_path, bool resume);
+// naming its progress; `resume` without one is kbt::Error(io). Messages name
+// `resume_option`, the caller's way to ask for a resume ("--resume" on the
+// command line, "resume=True" in Python).
+void check_checkpoint_presence(const std::string& checkpoint, const std::string& results_path, bool resume,
+                               const std::string& resume_option = "--resume");
 
 class Checkpoint : public std::enable_shared_from_this<Checkpoint> {
  public:

@@ -41,6 +41,7 @@ struct SweepRequest {
   bool resume = false;
   std::string results_path;    // stored in the checkpoint: the file the run will write
   std::string resume_command;  // stored in the checkpoint: how to continue it
+  std::string resume_option = "--resume";  // how the caller asks for `resume`, for messages
   // Called before the first chunk and after each chunk (on the calling thread).
   std::function<void(const SweepProgress&)> progress;
   // The best rows kept beyond the top-K (SweepResults::best): at least this
