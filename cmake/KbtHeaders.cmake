@@ -25,6 +25,7 @@ set(KBT_HEADERS
   kbt/data/data_digest.hpp
   kbt/data/data_io.hpp
   kbt/data/external_data.hpp
+  kbt/data/symbol_bars.hpp
   kbt/data/time_format.hpp
   kbt/data/time_zone.hpp
   kbt/job/sweep_job.hpp

@@ -95,34 +95,23 @@ def bars(data):
     import pandas as pd
 
     frames = {"data": data} if isinstance(data, pd.DataFrame) else dict(data)
-    if not frames:
-        raise Error("data: no symbols", "data_format")
-    index = None
+    out = {}
     for symbol, frame in frames.items():
         if not isinstance(frame, pd.DataFrame) or not isinstance(frame.index, pd.DatetimeIndex):
             raise Error("data: symbol '%s': a DataFrame with a DatetimeIndex is expected" % symbol, "data_format")
-        if frame.index.has_duplicates:
-            first = frame.index[frame.index.duplicated()][0]
-            raise Error("data: symbol '%s': timestamp %s appears more than once" % (symbol, first.isoformat()),
-                        "data_format")
-        index = frame.index if index is None else index.union(frame.index)
-    index = index.sort_values()  # rows in time order
-    if index.tz is not None:
-        index = index.tz_convert("UTC").tz_localize(None)
-    out = {}
-    for symbol, frame in frames.items():
-        f = frame
-        if f.index.tz is not None:
-            f = f.tz_convert("UTC").tz_localize(None)
-        missing = [c for c in ("open", "high", "low", "close", "volume") if c not in f.columns]
-        if missing:
-            raise Error("data: symbol '%s' has no column %s" % (symbol, ", ".join(missing)), "data_format")
-        f = f.reindex(index)  # bars a symbol lacks are NaN (docs/data-format.md)
-        columns = {"timestamps": np.ascontiguousarray(index.asi8, dtype=np.int64)}
-        for c in f.columns:
-            if c in ("open", "high", "low", "close", "volume", "funding_rate"):
-                columns[c] = np.ascontiguousarray(f[c].to_numpy(dtype=np.float64, na_value=np.nan))
-        out[str(symbol)] = columns
+        index = frame.index
+        if index.tz is not None:
+            index = index.tz_convert("UTC").tz_localize(None)
+        # The frame as it is: which columns count, their order in time and the
+        # union of the symbols' times are kbt's rules, the CSV import's
+        # (docs/data-format.md "One set of rules").
+        columns = {}
+        for name in frame.columns:
+            try:
+                columns[str(name)] = np.ascontiguousarray(frame[name].to_numpy(dtype=np.float64, na_value=np.nan))
+            except (TypeError, ValueError):
+                columns[str(name)] = None
+        out[str(symbol)] = {"timestamps": np.ascontiguousarray(index.asi8, dtype=np.int64), "columns": columns}
     return None, out
 
 

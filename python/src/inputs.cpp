@@ -4,11 +4,14 @@
 
 #include <kbt/core/error.hpp>
 #include <kbt/data/data_io.hpp>
+#include <kbt/data/symbol_bars.hpp>
+#include <kbt/data/time_format.hpp>
 #include <kbt/sweep/run_sweep.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <chrono>
+#include <map>
 #include <cstdint>
 #include <vector>
 
@@ -25,39 +28,54 @@ void ensure_kokkos() {
 }
 
 BarData bars_from(const py::dict& symbols) {
-  BarData bars;
+  // The rules of docs/data-format.md "One set of rules", shared with the CSV
+  // import (kbt/data/symbol_bars.hpp): names without regard to case, volume
+  // optional, rows in strictly increasing time order, symbols on the union of
+  // their times.
+  std::vector<SymbolBars> per_symbol;
   for (const auto& item : symbols) {
-    const std::string symbol = py::str(item.first);
-    const py::dict columns = py::reinterpret_borrow<py::dict>(item.second);
-    const std::vector<std::int64_t> ts = to_vector<std::int64_t>(columns["timestamps"], symbol + ": timestamps");
-    if (bars.symbols.empty()) {
-      bars.timestamps = ts;
-    } else if (ts != bars.timestamps) {
+    SymbolBars s;
+    s.symbol = py::str(item.first);
+    const std::string where = "data: symbol '" + s.symbol + "'";
+    const py::dict given = py::reinterpret_borrow<py::dict>(item.second);
+    s.times = to_vector<std::int64_t>(given["timestamps"], s.symbol + ": timestamps");
+    check_time_order(s.times, 1, [&](std::size_t row, std::size_t previous) {
       throw Error(ErrorCategory::data_format,
-                  "data: symbol '" + symbol + "' has other timestamps than '" + bars.symbols.front() + "'");
-    }
-    bars.symbols.push_back(symbol);
-    for (const auto& column : columns) {
+                  where + ": row " + std::to_string(row) + " (" + format_iso8601_utc(s.times[row]) + ") " +
+                      (s.times[row] == s.times[previous] ? "repeats the time of" : "is before") + " row " +
+                      std::to_string(previous) + " (" + format_iso8601_utc(s.times[previous]) +
+                      "); rows must be in strictly increasing time order (frame.sort_index(), and drop repeats)");
+    });
+    std::map<std::string, std::string> source_of;  // kbt's column -> the frame's name for it
+    for (const auto& column : py::reinterpret_borrow<py::dict>(given["columns"])) {
       const std::string name = py::str(column.first);
-      if (name == "timestamps") continue;
-      // Appended straight from the array (one copy: bars are kbt's own, symbol-major).
-      const auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(column.second);
-      if (!a || a.ndim() != 1)
-        throw Error(ErrorCategory::data_format, symbol + ": column '" + name + "': expected a one-dimensional array");
-      if (static_cast<std::size_t>(a.size()) != ts.size())
-        throw Error(ErrorCategory::data_format, "data: symbol '" + symbol + "': column '" + name + "' has " +
-                                                    std::to_string(a.size()) + " values for " +
-                                                    std::to_string(ts.size()) + " timestamps");
-      auto& all = bars.columns[name];
-      if (all.size() != (bars.symbols.size() - 1) * ts.size())
-        throw Error(ErrorCategory::data_format,
-                    "data: column '" + name + "' is missing for a symbol before '" + symbol + "'");
-      all.insert(all.end(), a.data(), a.data() + a.size());
+      const std::string kbt_name = bar_column_named(name);
+      if (kbt_name.empty()) continue;  // a column kbt does not use
+      if (!source_of.emplace(kbt_name, name).second)
+        throw Error(ErrorCategory::data_format, where + ": columns '" + source_of[kbt_name] + "' and '" + name +
+                                                    "' both name " + kbt_name + " (names match without regard to case)");
+      if (column.second.is_none())
+        throw Error(ErrorCategory::data_format, where + ": column '" + name + "' is not numeric");
+      std::vector<double> values = to_vector<double>(column.second, s.symbol + ": column '" + name + "'");
+      if (values.size() != s.times.size())
+        throw Error(ErrorCategory::data_format, where + ": column '" + name + "' has " + std::to_string(values.size()) +
+                                                    " values for " + std::to_string(s.times.size()) + " rows");
+      s.columns[kbt_name] = std::move(values);
     }
+    std::string missing;
+    for (const char* name : {"open", "high", "low", "close"})
+      if (!s.columns.count(name)) missing += (missing.empty() ? "" : ", ") + std::string(name);
+    if (!missing.empty()) {
+      std::string found;
+      for (const auto& column : py::reinterpret_borrow<py::dict>(given["columns"]))
+        found += (found.empty() ? "" : ", ") + std::string(py::str(column.first));
+      throw Error(ErrorCategory::data_format, where + " has no column " + missing + " (found: " + found +
+                                                  "; names match without regard to case)");
+    }
+    per_symbol.push_back(std::move(s));
   }
-  for (const auto& [name, values] : bars.columns)
-    if (values.size() != bars.symbols.size() * bars.n_bars())
-      throw Error(ErrorCategory::data_format, "data: column '" + name + "' is missing for some symbols");
+  if (per_symbol.empty()) throw Error(ErrorCategory::data_format, "data: no symbols");
+  BarData bars = merge_on_time_union(per_symbol);
   validate_market_data(bars, {}, "data");
   return bars;
 }

@@ -19,8 +19,9 @@ namespace py = pybind11;
 // Kokkos::initialize on first use; finalize registered with atexit.
 void ensure_kokkos();
 
-// Bars from {symbol: {"timestamps": int64 ns, "open": ..., ...}}: every symbol
-// on the same timestamps, checked as a data file's bars are.
+// Bars from {symbol: {"timestamps": int64 ns in row order, "columns": {name:
+// float64 array, or None where the column is not numeric}}}, by the rules the
+// CSV import follows (kbt/data/symbol_bars.hpp), checked as a data file's are.
 BarData bars_from(const py::dict& symbols);
 
 // Bars of a data file (a path) or of NumPy columns (a dict).

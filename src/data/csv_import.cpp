@@ -3,6 +3,7 @@
 
 #include <kbt/data/data_io.hpp>
 #include <kbt/core/error.hpp>
+#include <kbt/data/symbol_bars.hpp>
 #include <kbt/data/time_zone.hpp>
 
 #include <algorithm>
@@ -65,15 +66,18 @@ std::int64_t parse_row_time(const detail::CsvTable& t, const detail::CsvRow& row
   return *utc;
 }
 
-void check_after_previous(const detail::CsvTable& t, const std::vector<std::int64_t>& times,
-                          const std::vector<std::size_t>& lines, std::int64_t ns, std::size_t line) {
-  if (times.empty() || ns > times.back()) return;
-  const std::string problem =
-      ns == times.back()
-          ? "duplicate time " + format_iso8601_utc(ns) + " (also at line " + std::to_string(lines.back()) + ")"
-          : "time " + format_iso8601_utc(ns) + " is before " + format_iso8601_utc(times.back()) + " at line " +
-                std::to_string(lines.back());
-  fail_csv(t.path, line, problem + "; rows must be in strictly increasing time order");
+// The last row after the one before (check_time_order), named by its lines.
+void check_last_row_in_order(const detail::CsvTable& t, const std::vector<std::int64_t>& times,
+                             const std::vector<std::size_t>& lines) {
+  check_time_order(times, times.size() - 1, [&](std::size_t row, std::size_t previous) {
+    const std::int64_t ns = times[row];
+    const std::string problem =
+        ns == times[previous]
+            ? "duplicate time " + format_iso8601_utc(ns) + " (also at line " + std::to_string(lines[previous]) + ")"
+            : "time " + format_iso8601_utc(ns) + " is before " + format_iso8601_utc(times[previous]) + " at line " +
+                  std::to_string(lines[previous]);
+    fail_csv(t.path, lines[row], problem + "; rows must be in strictly increasing time order");
+  });
 }
 
 double parse_field(const detail::CsvTable& t, const detail::CsvRow& row, std::size_t col,
@@ -89,12 +93,6 @@ double parse_field(const detail::CsvTable& t, const detail::CsvRow& row, std::si
   fail_csv(t.path, row.line, "column '" + column_name + "': bad number '" + row.fields[col] + "'" + hint);
 }
 
-struct SymbolBars {
-  std::string symbol;
-  std::vector<std::int64_t> times;
-  std::vector<std::size_t> lines;
-  std::map<std::string, std::vector<double>> columns;  // open..volume
-};
 
 bool all_digits(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -136,7 +134,7 @@ ColumnLayout column_layout(const detail::CsvTable& t, const std::map<std::string
     layout.width = t.header.size();
     for (const auto& name : names)
       for (std::size_t i = 0; i < t.header.size(); ++i)
-        if (t.header[i] == name) layout.bar[name] = i;
+        if (bar_column_named(t.header[i]) == name) layout.bar[name] = i;
   } else {
     layout.width = t.rows.front().fields.size();
     const bool default_layout = layout.width == 5 || layout.width == 6;
@@ -178,12 +176,12 @@ SymbolBars read_ohlcv(const std::string& symbol, const std::string& path, const 
     if (!layout.bar.count("volume")) notes->lines.push_back(path + ": no volume column; volume is NaN for " + symbol);
   }
   for (const auto& name : required_bar_columns()) out.columns[name].reserve(t.rows.size());
+  std::vector<std::size_t> lines;
   for (const auto& row : t.rows) {
     check_width(t, row, layout.width);
-    const std::int64_t ns = parse_row_time(t, row, layout.time, zone);
-    check_after_previous(t, out.times, out.lines, ns, row.line);
-    out.times.push_back(ns);
-    out.lines.push_back(row.line);
+    out.times.push_back(parse_row_time(t, row, layout.time, zone));
+    lines.push_back(row.line);
+    check_last_row_in_order(t, out.times, lines);
     for (const auto& name : required_bar_columns()) {
       auto it = layout.bar.find(name);
       out.columns[name].push_back(it == layout.bar.end() ? std::numeric_limits<double>::quiet_NaN()
@@ -217,11 +215,10 @@ TimeValue read_time_value(const std::string& path, const char* value_name, const
   out.path = path;
   for (const auto& row : t.rows) {
     check_width(t, row, 2);
-    const std::int64_t ns = parse_row_time(t, row, tcol, zone);
-    check_after_previous(t, out.series.timestamps, out.lines, ns, row.line);
-    out.series.timestamps.push_back(ns);
-    out.series.values.push_back(parse_field(t, row, 1 - tcol, vname, dialect));
+    out.series.timestamps.push_back(parse_row_time(t, row, tcol, zone));
     out.lines.push_back(row.line);
+    check_last_row_in_order(t, out.series.timestamps, out.lines);
+    out.series.values.push_back(parse_field(t, row, 1 - tcol, vname, dialect));
   }
   return out;
 }
@@ -258,22 +255,9 @@ MarketData import_csv_raw(const CsvImportOptions& options, CsvImportNotes* notes
 
   MarketData data;
   BarData& bars = data.bars;
-  // Union grid of all symbols' times.
-  for (const auto& s : per_symbol) bars.timestamps.insert(bars.timestamps.end(), s.times.begin(), s.times.end());
-  std::sort(bars.timestamps.begin(), bars.timestamps.end());
-  bars.timestamps.erase(std::unique(bars.timestamps.begin(), bars.timestamps.end()), bars.timestamps.end());
+  bars = merge_on_time_union(per_symbol);
   const std::size_t n = bars.timestamps.size();
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  for (const auto& name : required_bar_columns()) bars.columns[name].assign(per_symbol.size() * n, nan);
-  for (std::size_t s = 0; s < per_symbol.size(); ++s) {
-    bars.symbols.push_back(per_symbol[s].symbol);
-    std::size_t g = 0;
-    for (std::size_t i = 0; i < per_symbol[s].times.size(); ++i) {
-      while (bars.timestamps[g] < per_symbol[s].times[i]) ++g;
-      for (const auto& name : required_bar_columns())
-        bars.columns[name][s * n + g] = per_symbol[s].columns[name][i];
-    }
-  }
 
   if (!options.venues.empty()) {
     for (const auto& [symbol, venue] : options.venues)
