@@ -189,6 +189,15 @@ void check_with_data(const RunConfig& c) {
               format_iso8601_utc(bars.timestamps[sim.window.begin]).c_str(), sim.window.end, sim.periods_per_year,
               sim.periods_per_year_source.c_str());
   if (const auto w = annualisation_warning(sim)) std::printf("warning: %s\n", w->c_str());
+  if (sim.test_window)
+    std::printf("validation: train bars [%zu, %zu), held-out test bars [%zu, %zu)\n", sim.window.begin, sim.window.end,
+                sim.test_window->begin, sim.test_window->end);
+  if (c.validation.walk_forward) {
+    const std::vector<TrainTest> folds = resolve_walk_forward(c, bars);
+    std::printf("validation: %zu walk-forward folds, tests from %s to %s\n", folds.size(),
+                format_iso8601_utc(bars.timestamps[folds.front().test.begin]).c_str(),
+                format_iso8601_utc(bars.timestamps[folds.back().test.end - 1]).c_str());
+  }
 
   const Program program = compile_strategy(c.strategy, schema_of(bars));
   std::printf("strategy: compiled, %zu instructions, %zu hoisted series, %zu scan%s\n", program.code.size(),

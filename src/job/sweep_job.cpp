@@ -62,6 +62,11 @@ SweepJobResult run_sweep_job(const RunConfig& config, const BarData& bars, const
   if (config.validation.enabled)
     request.best_rows = std::max(request.best_rows, static_cast<std::size_t>(config.validation.top_k));
 
+  // A validation setting that only the data can refuse (a walk-forward with no
+  // whole fold) is refused before the sweep, not after it (a holdout is
+  // resolved with the sweep's window).
+  if (config.validation.walk_forward) collectively(exchange, [&] { resolve_walk_forward(config, bars); });
+
   SweepJobResult job;
   // One run per output at a time, for the run's whole life (docs/results.md
   // "Faults"); under the lock, temporaries of killed runs are orphans.

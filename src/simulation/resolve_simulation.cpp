@@ -236,34 +236,48 @@ std::vector<TrainTest> resolve_walk_forward(const RunConfig& config, const BarDa
     throw Error(ErrorCategory::config, config.where("validation.walk_forward." + key) + ": validation.walk_forward." +
                                            key + ": " + message);
   };
-  // The bar `length` after `from`: n + 1 when the length runs past the data
-  // (a window that would end there is not whole).
-  const auto after = [&](std::size_t from, const WindowLength& length) -> std::size_t {
-    if (from >= n) return n + 1;
-    if (length.bars > 0) return std::min<std::size_t>(n + 1, from + static_cast<std::size_t>(length.bars));
-    const std::int64_t until = parse_calendar_span(length.span)->advance(bars.timestamps[from]);
-    return until > bars.timestamps.back() + 1 ? n + 1 : first_bar_at_or_after(bars, until);
+  // A fold boundary: its bar (n + 1 when a length runs past the data: a
+  // window that would end there is not whole) and, after a calendar span, the
+  // time the span reached before it was moved to a bar. Spans add up in time,
+  // not in bars, so that on data with gaps (weekends, holidays) train + test
+  // from one start ends where step + train from it begins (docs/validation.md).
+  struct Boundary {
+    std::size_t bar;
+    std::int64_t time;
   };
-  std::size_t roll = w.begin, previous_test_end = 0;
+  const auto at_bar = [&](std::size_t b) { return Boundary{b, b < n ? bars.timestamps[b] : bars.timestamps.back() + 1}; };
+  const auto after = [&](const Boundary& from, const WindowLength& length) -> Boundary {
+    if (from.bar >= n) return {n + 1, from.time};
+    if (length.bars > 0) return at_bar(std::min<std::size_t>(n + 1, from.bar + static_cast<std::size_t>(length.bars)));
+    const std::int64_t until = parse_calendar_span(length.span)->advance(from.time);
+    return {until > bars.timestamps.back() + 1 ? n + 1 : first_bar_at_or_after(bars, until), until};
+  };
+  // Consecutive test windows (step = test, the default): the next test starts
+  // where the last ended, whatever calendar arithmetic (month ends) says.
+  const bool consecutive = wf.step.bars == wf.test.bars && wf.step.span == wf.test.span;
+  Boundary roll = at_bar(w.begin);
+  std::size_t previous_test_end = 0;
   for (std::size_t f = 0;; ++f) {
     if (f > 0) {
-      const std::size_t next = after(roll, wf.step);
-      if (next <= roll) fail_at("step", "it does not advance past bar " + std::to_string(roll));
+      const Boundary next = after(roll, wf.step);
+      if (next.bar <= roll.bar && next.time <= roll.time)
+        fail_at("step", "it does not advance past bar " + std::to_string(roll.bar));
       roll = next;
     }
-    std::size_t train_begin = wf.anchored ? w.begin : roll;
+    std::size_t train_begin = wf.anchored ? w.begin : roll.bar;
     // The embargo: a train window does not start just after an earlier test window.
     if (!wf.anchored && f > 0 && train_begin >= previous_test_end &&
         train_begin < previous_test_end + static_cast<std::size_t>(wf.embargo))
       train_begin = previous_test_end + static_cast<std::size_t>(wf.embargo);
-    const std::size_t train_end = after(roll, wf.train);
-    const std::size_t test_begin = train_end + static_cast<std::size_t>(wf.purge);
-    const std::size_t test_end = after(test_begin, wf.test);
-    if (test_begin >= w.end || test_end > w.end || test_end <= test_begin || train_begin >= train_end) break;
-    if (!folds.empty() && test_begin < folds.back().test.end)
+    const Boundary train_end = after(roll, wf.train);
+    Boundary test_begin = wf.purge == 0 ? train_end : at_bar(train_end.bar + static_cast<std::size_t>(wf.purge));
+    if (consecutive && !folds.empty() && test_begin.bar < folds.back().test.end) test_begin = at_bar(folds.back().test.end);
+    const std::size_t test_end = after(test_begin, wf.test).bar;
+    if (test_begin.bar >= w.end || test_end > w.end || test_end <= test_begin.bar || train_begin >= train_end.bar) break;
+    if (!folds.empty() && test_begin.bar < folds.back().test.end)
       fail_at("step", "the test windows would overlap (a step shorter than test): the out-of-sample equity "
                       "stitches them end to end");
-    folds.push_back(TrainTest{{train_begin, train_end}, {test_begin, test_end}});
+    folds.push_back(TrainTest{{train_begin, train_end.bar}, {test_begin.bar, test_end}});
     previous_test_end = test_end;
   }
   if (folds.empty())

@@ -348,3 +348,25 @@ TEST(CliRun, TopKCsvNumbersAreShortestRoundTrip) {
   EXPECT_EQ(rows, 4u);
   EXPECT_TRUE(saw_tenth) << "the param 0.1 written as 0.1";
 }
+
+// A walk-forward that the data cannot hold is refused by `kbt check --data`
+// and by `kbt run` before the sweep: no checkpoint is left that would block
+// the corrected config (before, the error came after the sweep).
+TEST(CliRun, AWalkForwardWithoutAWholeFoldFailsBeforeTheSweep) {
+  const auto dir = scratch("walk_forward_early");
+  const auto cfg = (dir / "wf.yaml").string(), out = (dir / "wf.h5").string();
+  std::ofstream(cfg) << "data: " << KBT_SOURCE_DIR << "/data/sample.h5\nsymbols: [AAA]\n"
+                     << "strategy:\n  params:\n    fast: {values: [5, 10]}\n    slow: {values: [40]}\n"
+                        "  position: where(sma(close, fast) > sma(close, slow), 1, -1)\n"
+                        "sweep: {device: reference}\nverify: {top_n: 0}\n"
+                        "validation: {walk_forward: {train: 5y, test: 1y}}\noutput: {path: "
+                     << out << "}\n";
+  const auto check = kbt::test::run_kbt("check " + cfg + " --data");
+  EXPECT_EQ(check.exit_code, 1) << check.output;
+  EXPECT_NE(check.output.find("validation.walk_forward.train: the scoring window"), std::string::npos) << check.output;
+  const auto run = kbt::test::run_kbt("run " + cfg + " --quiet");
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_NE(run.output.find("holds no whole fold"), std::string::npos) << run.output;
+  EXPECT_FALSE(fs::exists(out + ".partial.h5"));
+  EXPECT_FALSE(fs::exists(out));
+}

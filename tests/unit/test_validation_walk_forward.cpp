@@ -84,6 +84,48 @@ TEST(WalkForward, FoldsByHand) {
   EXPECT_THROW(kbt::parse_run_config(yaml("{train: 10mins, test: 5}"), "wf.yaml", ""), kbt::Error);
 }
 
+// Calendar spans on data with gaps: exchange days (no weekends, a holiday
+// every 23rd weekday). Before, a span was moved to a bar at every step, the
+// steps no longer added up, and `{train: 60d, test: 20d}` (daily FX) or
+// `{train: 1y, test: 3mo}` (GOOG) failed with "the test windows would
+// overlap" though no step was set. Folds go by timestamps: fold f tests from
+// the first bar at or after start + f x 20 days + 60 days, each test starts
+// where the last ended.
+TEST(WalkForward, CalendarSpansOnWeekdayDataAreFoldsByTimestamps) {
+  kbt::BarData bars = kbt::test::synthetic_bars(1, 1500, 4);
+  const std::int64_t day = 86400LL * 1000000000LL;
+  std::int64_t t = 1262563200LL * 1000000000LL;  // Monday 2010-01-04
+  for (std::size_t b = 0, weekday = 0; b < bars.n_bars(); t += day) {
+    const std::int64_t dow = (t / day + 4) % 7;  // 0 = Sunday
+    if (dow == 0 || dow == 6 || ++weekday % 23 == 0) continue;
+    bars.timestamps[b++] = t;
+  }
+  const auto folds = [&](const std::string& wf) {
+    return kbt::resolve_walk_forward(kbt::parse_run_config(yaml(wf), "wf.yaml", ""), bars);
+  };
+  const auto first_at_or_after = [&](std::int64_t time) {
+    std::size_t b = 0;
+    while (b < bars.n_bars() && bars.timestamps[b] < time) ++b;
+    return b;
+  };
+  const auto f = folds("{train: 60d, test: 20d}");
+  ASSERT_GT(f.size(), 50u);
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    SCOPED_TRACE("fold " + std::to_string(i));
+    const std::int64_t start = bars.timestamps[0] + static_cast<std::int64_t>(i) * 20 * day;
+    EXPECT_EQ(f[i].train.begin, first_at_or_after(start));
+    EXPECT_EQ(f[i].test.begin, first_at_or_after(start + 60 * day));
+    EXPECT_EQ(f[i].test.end, first_at_or_after(start + 80 * day));
+    if (i > 0) EXPECT_EQ(f[i].test.begin, f[i - 1].test.end);
+  }
+  for (const std::string wf : {"{train: 1y, test: 3mo}", "{train: 6mo, test: 1mo}", "{train: 13w, test: 4w}"}) {
+    SCOPED_TRACE(wf);
+    const auto g = folds(wf);
+    ASSERT_GT(g.size(), 3u);
+    for (std::size_t i = 1; i < g.size(); ++i) EXPECT_EQ(g[i].test.begin, g[i - 1].test.end) << "fold " << i;
+  }
+}
+
 TEST(WalkForward, EachFoldEqualsSeparateRunsOnItsWindows) {
   const kbt::BarData bars = hourly_bars();
   const kbt::RunConfig config = kbt::parse_run_config(yaml("{train: 1000, test: 500}"), "wf.yaml", "");
