@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-30}"
-targets=(${FUZZ_TARGETS:-fuzz_expression fuzz_config fuzz_csv fuzz_hdf5})
+targets=(${FUZZ_TARGETS:-fuzz_expression fuzz_config fuzz_csv fuzz_hdf5 fuzz_results})
 cxx="${FUZZ_CXX:-$(command -v clang++ || command -v clang++-14 || true)}"
 cc="${FUZZ_CC:-$(command -v clang || command -v clang-14 || true)}"
 if [ -z "$cxx" ] || [ -z "$cc" ]; then
@@ -46,13 +46,13 @@ for t in "${targets[@]}"; do
   # ASan aborting. kbt's own allocations throw std::bad_alloc, which the target
   # still reports as a crash.
   asan_extra=""
-  [ "$t" = fuzz_hdf5 ] && asan_extra=":allocator_may_return_null=1"
+  case "$t" in fuzz_hdf5 | fuzz_results) asan_extra=":allocator_may_return_null=1" ;; esac
   # Deterministic mode (CI): a red run always means the change broke something,
   # never that this run happened to explore further; campaigns use time.
   budget=(-max_total_time="$seconds")
   if [ "${FUZZ_DETERMINISTIC:-0}" = "1" ]; then
     case "$t" in
-      fuzz_hdf5) runs=3000 ;;
+      fuzz_hdf5 | fuzz_results) runs=3000 ;;
       fuzz_csv) runs=100000 ;;
       *) runs=50000 ;;
     esac
@@ -67,7 +67,7 @@ for t in "${targets[@]}"; do
   # files (docs/testing.md). A fuzz_hdf5 report whose faulting frames (#0-#3 of
   # the first stack) are inside libhdf5 is that library's defect: kept and
   # reported, not a kbt failure. Anything else fails.
-  if [ "$t" = fuzz_hdf5 ] && [ "$status" -ne 0 ] &&
+  if { [ "$t" = fuzz_hdf5 ] || [ "$t" = fuzz_results ]; } && [ "$status" -ne 0 ] &&
      awk '/^    #0 /{n++} n==1 && /^    #[0-3] /' "$run/log.txt" | grep -q 'libhdf5'; then
     echo "?? $t: defect inside libhdf5 (not kbt); reproducer kept in $run/crashes/" >&2
     grep -E -m1 '^==[0-9]+==ERROR' "$run/log.txt" >&2 || true

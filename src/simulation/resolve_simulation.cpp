@@ -46,6 +46,12 @@ std::size_t first_bar_at_or_after(const BarData& bars, std::int64_t t) {
 void validate_settings(const SimulationSettings& sim, const Locate& where) {
   if (!(is_finite(sim.initial_capital) && sim.initial_capital > 0))
     fail(where, "simulation.initial_capital", "must be a positive number");
+  // Far above any book, far below where units x price x leverage overflow (at
+  // 1e308 every metric came out NaN and the run reported `top 0`).
+  if (!(sim.initial_capital <= max_initial_capital))
+    fail(where, "simulation.initial_capital",
+         "must be at most 1e18: larger capital overflows the simulation's products (units x price x leverage); "
+         "scale the currency unit instead");
   if (!(is_finite(sim.fee_bps) && sim.fee_bps >= 0)) fail(where, "simulation.fee_bps", "must be a number >= 0");
   if (!(is_finite(sim.slippage_bps) && sim.slippage_bps >= 0))
     fail(where, "simulation.slippage_bps", "must be a number >= 0");

@@ -398,6 +398,8 @@ TEST(ReferenceSim, InvalidSettingsAreConfigErrors) {
   sim = base_settings();
   sim.initial_capital = 0;
   expect_config_error(sim, "initial_capital");
+  sim.initial_capital = 1e308;  // every metric NaN before: units x price overflowed
+  expect_config_error(sim, "at most 1e18");
   sim = base_settings();
   sim.fee_bps_by_venue = {{"binance", 7.5}};
   expect_config_error(sim, "venues");

@@ -41,6 +41,9 @@ struct ScoreEnd {
 // Swept settings (taken per combo) make a run general too.
 enum class PortfolioStepKind : int { general = 0, close_fills = 1, close_fills_with_carry = 2 };
 
+// The largest simulation.initial_capital (docs/config.md "simulation").
+inline constexpr double max_initial_capital = 1e18;
+
 struct ResolvedSimulation {
   double initial_capital = 0;
   SimulationSettings::Fill fill = SimulationSettings::Fill::close;
