@@ -91,6 +91,22 @@ std::string format_validation_summary(const ValidationResults& v, std::size_t sh
     rows.push_back(line);
   }
   out += detail::format_table(rows);
+  if (v.test) {
+    // Say why a candidate has no held-out rank: the shorter window often holds
+    // fewer trades than min_trades asks for.
+    std::size_t unranked = 0, few_trades = 0;
+    for (std::size_t i = 0; i < v.n(); ++i) {
+      if (v.rank_out_of_sample[i]) continue;
+      ++unranked;
+      few_trades += v.test_metrics[i * n_metrics + static_cast<std::size_t>(Metric::n_trades)] < v.objective.min_trades;
+    }
+    if (unranked > 0)
+      out += "  rank held out '-': " + std::to_string(unranked) + " of " + std::to_string(v.n()) +
+             " candidates are not eligible in the held-out window (" + std::to_string(few_trades) +
+             " with fewer than min_trades = " + num(v.objective.min_trades) + " trades there, " +
+             std::to_string(unranked - few_trades) + " with a NaN " + v.objective.metric + ")" +
+             (unranked == v.n() ? "; lower sweep.objective.min_trades or hold out more to rank them" : "") + "\n";
+  }
   return out;
 }
 

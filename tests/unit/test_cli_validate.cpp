@@ -97,3 +97,23 @@ TEST(CliValidate, SettingsAreCheckedByTheConfigsRules) {
 }
 
 }  // namespace
+
+// A held-out window too short for min_trades leaves every candidate without
+// a held-out rank: the report says so, and why, instead of a column of '-'.
+TEST(CliValidate, ARankHeldOutThatNoCandidateCanHaveIsExplained) {
+  const Scratch s;
+  const std::string path = s / "short_holdout.yaml";
+  std::ofstream(path) << "data: " << KBT_SOURCE_DIR << "/data/sample.h5\nsymbols: [AAA]\n"
+                      << "strategy:\n  params:\n    fast: {values: [5, 10, 20]}\n    slow: {values: [40, 80]}\n"
+                         "  position: where(sma(close, fast) > sma(close, slow), 1, -1)\n"
+                         "sweep: {device: reference, objective: {metric: sharpe, min_trades: 60}}\nverify: {top_n: 0}\n"
+                         "validation: {holdout: 0.05, top_k: 6}\noutput: {path: "
+                      << (s / "short_holdout.h5") << "}\n";
+  const auto r = kbt::test::run_kbt("run " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("rank held out '-': 6 of 6 candidates are not eligible in the held-out window (6 with "
+                          "fewer than min_trades = 60 trades there, 0 with a NaN sharpe); lower "
+                          "sweep.objective.min_trades or hold out more"),
+            std::string::npos)
+      << r.output;
+}
