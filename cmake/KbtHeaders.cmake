@@ -11,6 +11,7 @@ set(KBT_HEADERS
   kbt/config/config_loader.hpp
   kbt/config/param_grid.hpp
   kbt/config/run_config.hpp
+  kbt/core/configuration.hpp
   kbt/core/atomic_output.hpp
   kbt/core/detail/kokkos_compat.hpp
   kbt/core/detail/portable_math.hpp

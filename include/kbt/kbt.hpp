@@ -3,6 +3,7 @@
 // headers can also be included on their own; detail/ headers are internals.
 
 #include <kbt/core/atomic_output.hpp>
+#include <kbt/core/configuration.hpp>
 #include <kbt/core/error.hpp>
 #include <kbt/core/execution_spaces.hpp>
 #include <kbt/core/source_text.hpp>

@@ -3,12 +3,14 @@
 #include <CLI/CLI.hpp>
 #include <H5public.h>
 #include <kbt/calibration/calibration.hpp>
+#include <kbt/core/configuration.hpp>
 #include <kbt/core/error.hpp>
 #include <kbt/core/execution_spaces.hpp>
 #include <kbt/core/version.hpp>
 
 #include <cstdio>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include "cli/commands.hpp"
@@ -43,16 +45,9 @@ InfoFacts gather(const std::string& calibration) {
 }
 
 void print_text(const InfoFacts& f) {
-  std::printf("kbt %s\n", version_string);
-  std::printf("Kokkos %s\n", kokkos_version_string().c_str());
-  std::printf("HDF5 %s\n", f.hdf5.c_str());
-  std::printf("MPI: %s\n", mpi_compiled_in ? ("yes, " + std::to_string(world_size()) + " rank" +
-                                               (world_size() == 1 ? "" : "s") + " (mpirun kbt run; docs/mpi.md)").c_str()
-                                            : "no (build with -DKBT_ENABLE_MPI=ON; docs/mpi.md)");
-  std::printf("execution spaces:\n");
-  for (const auto& s : enabled_execution_spaces())
-    std::printf("  %-7s (Kokkos %s) concurrency %d%s\n", s.name.c_str(), s.kokkos_name.c_str(), s.concurrency,
-                s.is_default ? "  [default]" : "");
+  std::ostringstream configuration;  // what a host code logs: kbt::print_configuration
+  print_configuration(configuration, world_size());
+  std::fputs(configuration.str().c_str(), stdout);
   if (!f.status) {
     std::printf("calibration: %s\n  device auto: %s\n", f.calibration_error.c_str(), conservative_rule);
     return;

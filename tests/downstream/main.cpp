@@ -6,6 +6,7 @@
 #include <kbt/kbt.hpp>  // the umbrella header only: what an application includes
 
 #include <map>
+#include <sstream>
 
 #include <Kokkos_Core.hpp>
 
@@ -21,8 +22,16 @@ struct Compound {
   }
 };
 
+#if !KBT_VERSION_AT_LEAST(0, 1, 0) || KBT_VERSION_AT_LEAST(1000, 0, 0)
+#error "KBT_VERSION_AT_LEAST disagrees with the installed version"
+#endif
+
 int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard kokkos(argc, argv);
+  // What a host code logs about the kbt it links (kbt::print_configuration).
+  std::ostringstream configuration;
+  kbt::print_configuration(configuration);
+  std::printf("kbt downstream configuration: version %d\n%s", KBT_VERSION, configuration.str().c_str());
   Kokkos::View<double*> out("out", 3);
   Kokkos::parallel_for("compound", Kokkos::RangePolicy<>(0, 3), Compound{out});
   kbt::kx::fence("compound");

@@ -37,6 +37,10 @@ set(_expected "kbt downstream: kokkos [0-9.]+ spaces=${KBT_EXPECTED_SPACES} grow
 if(NOT step_output MATCHES "${_expected}")
   message(FATAL_ERROR "downstream output does not match '${_expected}':\n${step_output}")
 endif()
+# kbt::print_configuration, as `kbt info` prints it.
+if(NOT step_output MATCHES "kbt downstream configuration: version [0-9]+\nkbt [0-9.]+ \\([^)]*\\)\nKokkos [0-9.]+\nHDF5 [0-9.]+\nMPI: (yes|no)")
+  message(FATAL_ERROR "downstream output has no kbt::print_configuration:\n${step_output}")
+endif()
 # 3 x 3 combos in Views on the default space, the top 3 equal to the reference's.
 set(_expected_sweep "kbt downstream sweep: combos=9 top=3 agree=yes")
 if(NOT step_output MATCHES "${_expected_sweep}")
