@@ -72,6 +72,7 @@ void print_json(const InfoFacts& f) {
   JsonWriter j;
   j.begin_object();
   j.key("kbt").value(version_string);
+  j.key("build_type").value(KBT_BUILD_TYPE);
   j.key("kokkos").value(kokkos_version_string());
   j.key("hdf5").value(f.hdf5);
   j.key("mpi").value(mpi_compiled_in);

@@ -170,7 +170,8 @@ TEST(CliConsistency, JsonOutputIsOneDocumentWithTheFilesValues) {
   ASSERT_FALSE(info["execution_spaces"].array.empty());
   for (const Json& space : info["execution_spaces"].array)
     EXPECT_NE(text.find("  " + space["name"].string + " "), std::string::npos) << space["name"].string;
-  EXPECT_NE(text.find("kbt " + info["kbt"].string + "\n"), std::string::npos);
+  EXPECT_NE(text.find("kbt " + info["kbt"].string + " (" + info["build_type"].string + " build)\n"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("HDF5 " + info["hdf5"].string + "\n"), std::string::npos);
   EXPECT_TRUE(info["calibration"].has("usable"));
   // A bad explicit calibration file is in the document, not a failed command.
