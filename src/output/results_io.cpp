@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include <unistd.h>
@@ -53,13 +54,14 @@ void check_declared_bytes(hid_t obj, double bytes, bool stored_compressed, const
   if (file < 0 || H5Fget_filesize(file, &file_bytes) < 0) fail_read(path, "cannot tell the size of the file");
   const double stored_at_most = static_cast<double>(file_bytes) * (stored_compressed ? kMostDeflated : 1.0);
   const double memory = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGESIZE));
+  // As text without a cast: a damaged size can exceed what an integer holds.
+  char declared[40];
+  std::snprintf(declared, sizeof declared, "%.0f", bytes);
   if (!(bytes <= stored_at_most))
-    fail_read(path, what + " declares " + std::to_string(static_cast<unsigned long long>(bytes)) +
-                        " bytes, more than a file of " + std::to_string(file_bytes) +
+    fail_read(path, what + " declares " + declared + " bytes, more than a file of " + std::to_string(file_bytes) +
                         " bytes can hold: the file is damaged");
   if (memory > 0 && !(bytes <= memory))
-    fail_read(path, what + " declares " + std::to_string(static_cast<unsigned long long>(bytes)) +
-                        " bytes, more than this machine's memory: the file is damaged");
+    fail_read(path, what + " declares " + declared + " bytes, more than this machine's memory: the file is damaged");
 }
 
 H5Id make_group(hid_t parent, const std::string& name, const std::string& path) {
