@@ -63,8 +63,8 @@ BarData bars_from(const py::dict& symbols) {
       s.columns[kbt_name] = std::move(values);
     }
     std::string missing;
-    for (const char* name : {"open", "high", "low", "close"})
-      if (!s.columns.count(name)) missing += (missing.empty() ? "" : ", ") + std::string(name);
+    for (const auto& name : price_columns())
+      if (!s.columns.count(name)) missing += (missing.empty() ? "" : ", ") + name;
     if (!missing.empty()) {
       std::string found;
       for (const auto& column : py::reinterpret_borrow<py::dict>(given["columns"]))

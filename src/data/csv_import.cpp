@@ -151,8 +151,8 @@ ColumnLayout column_layout(const detail::CsvTable& t, const std::map<std::string
   auto time_spec = mapping.find("time");
   if (time_spec != mapping.end()) layout.time = mapped_column(t, "time", time_spec->second, layout.width);
   else if (t.has_header) layout.time = time_column(t);
-  for (const auto& name : names)
-    if (name != "volume" && !layout.bar.count(name))
+  for (const auto& name : price_columns())
+    if (!layout.bar.count(name))
       fail_csv(t.path, t.has_header ? t.header_line : t.rows.front().line,
                "missing column '" + name + "' (found: " + (t.has_header ? join(t.header) : "no header") +
                    "; map one with --map " + name + "=COLUMN)");

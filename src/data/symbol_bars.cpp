@@ -7,6 +7,11 @@
 
 namespace kbt {
 
+const std::vector<std::string>& price_columns() {
+  static const std::vector<std::string> names{"open", "high", "low", "close"};
+  return names;
+}
+
 std::string bar_column_named(const std::string& source_name) {
   std::string lowered = source_name;
   for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -4,6 +4,9 @@
 
 #include <kbt/data/data_io.hpp>
 #include <kbt/core/error.hpp>
+#include <kbt/data/symbol_bars.hpp>
+
+#include <algorithm>
 
 #include <cstdio>
 #include <map>
@@ -21,18 +24,18 @@ std::string describe_time(std::int64_t ns) {
 
 void check_strictly_increasing(const std::vector<std::int64_t>& ts, const std::string& origin,
                                const std::string& dataset) {
-  for (std::size_t i = 1; i < ts.size(); ++i) {
-    if (ts[i] > ts[i - 1]) continue;
-    const std::string what = ts[i] == ts[i - 1] ? "duplicate timestamp" : "timestamps not increasing";
+  check_time_order(ts, 1, [&](std::size_t i, std::size_t previous) {
+    const std::string what = ts[i] == ts[previous] ? "duplicate timestamp" : "timestamps not increasing";
     fail_dataset(origin, dataset,
-                 what + " at index " + std::to_string(i) + ": " + describe_time(ts[i]) +
-                     " follows " + describe_time(ts[i - 1]) + " at index " + std::to_string(i - 1) +
+                 what + " at index " + std::to_string(i) + ": " + describe_time(ts[i]) + " follows " +
+                     describe_time(ts[previous]) + " at index " + std::to_string(previous) +
                      "; timestamps must be strictly increasing");
-  }
+  });
 }
 
 bool is_price_column(const std::string& name) {
-  return name == "open" || name == "high" || name == "low" || name == "close";
+  const auto& prices = price_columns();
+  return std::find(prices.begin(), prices.end(), name) != prices.end();
 }
 
 void check_prices(const std::string& column, const std::vector<double>& values,

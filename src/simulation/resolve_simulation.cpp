@@ -103,6 +103,8 @@ ScoringWindow scoring_window(const BarData& bars, const SimulationSettings& sim,
 }
 
 constexpr double ns_per_day = 86400.0 * 1e9;
+// ResolvedSimulation::periods_per_year_source when the config sets it.
+constexpr const char* given_periods_per_year = "simulation.periods_per_year";
 constexpr double ns_per_year = 365.0 * ns_per_day;
 
 // 365 days over the (lower) median spacing of the window's bars: what the
@@ -127,7 +129,7 @@ void resolve_periods_per_year(const BarData& bars, const SimulationSettings& sim
     if (!(is_finite(*sim.periods_per_year) && *sim.periods_per_year > 0))
       fail(where, "simulation.periods_per_year", "must be a positive number");
     r.periods_per_year = *sim.periods_per_year;
-    r.periods_per_year_source = "simulation.periods_per_year";
+    r.periods_per_year_source = given_periods_per_year;
     return;
   }
   if (n < 2)
@@ -346,7 +348,7 @@ double resolve_periods_per_year(const BarData& bars, const SimulationSettings& s
 
 std::optional<std::string> annualisation_warning(const ResolvedSimulation& sim) {
   const double by_spacing = sim.periods_per_year_by_spacing, used = sim.periods_per_year;
-  if (sim.periods_per_year_source == "simulation.periods_per_year" || !(by_spacing > 0) ||
+  if (sim.periods_per_year_source == given_periods_per_year || !(by_spacing > 0) ||
       std::abs(by_spacing - used) <= 0.1 * used)
     return std::nullopt;
   return "the bars' usual spacing is " + short_number(by_spacing) +

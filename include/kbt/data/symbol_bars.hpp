@@ -19,6 +19,10 @@ struct SymbolBars {
   std::map<std::string, std::vector<double>> columns;  // bar columns by kbt's names, one value per row
 };
 
+// The columns every bar source must give, the prices: open, high, low, close
+// (volume may be absent: NaN). Each value is NaN (no bar) or finite and > 0.
+const std::vector<std::string>& price_columns();
+
 // The bar column a source's column name stands for: names match without
 // regard to case ("Open", "CLOSE"); "" for a column kbt does not use.
 std::string bar_column_named(const std::string& source_name);
