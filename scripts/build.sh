@@ -4,5 +4,6 @@
 # cmake configure, e.g. -DKokkos_ROOT=/opt/kokkos-omp or -DKBT_ENABLE_MPI=OFF.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKBT_ENABLE_PYTHON=ON -DKBT_ENABLE_MPI=ON "$@"
+source scripts/compiler-cache.sh
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKBT_ENABLE_PYTHON=ON -DKBT_ENABLE_MPI=ON "${compiler_cache_args[@]}" "$@"
 cmake --build build -j"$(nproc)"

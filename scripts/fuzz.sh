@@ -14,6 +14,7 @@
 # Extra cmake arguments: FUZZ_CMAKE_ARGS="-DKokkos_ROOT=..." scripts/fuzz.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/compiler-cache.sh
 seconds="${1:-30}"
 targets=(${FUZZ_TARGETS:-fuzz_expression fuzz_config fuzz_csv fuzz_hdf5 fuzz_results})
 cxx="${FUZZ_CXX:-$(command -v clang++ || command -v clang++-14 || true)}"
@@ -25,7 +26,7 @@ fi
 
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
-  -DKBT_ENABLE_FUZZING=ON -DKBT_ENABLE_SANITIZERS=ON -DKBT_ENABLE_BENCHMARKS=OFF \
+  -DKBT_ENABLE_FUZZING=ON -DKBT_ENABLE_SANITIZERS=ON -DKBT_ENABLE_BENCHMARKS=OFF "${compiler_cache_args[@]}" \
   ${FUZZ_CMAKE_ARGS:-} >/dev/null
 cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]}"
 

@@ -3,7 +3,7 @@
 # Idempotent: does nothing when everything is already present.
 set -euo pipefail
 packages=(
-  build-essential cmake ninja-build pkg-config
+  build-essential cmake ninja-build pkg-config ccache
   libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
   libhdf5-dev hdf5-tools libyaml-cpp-dev libcli11-dev libcsv-dev libhowardhinnant-date-dev tzdata
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -13,6 +13,7 @@
 #   KBT_OPENMP_TEST_LABEL  ctest -L regex (default kokkos|host: the kokkos binaries at 1 and 2 threads, the host ones once)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/compiler-cache.sh
 
 kokkos_version=4.6.01
 # CI runs on a clean clone that sits next to a shared/ folder holding the release archives.
@@ -38,7 +39,7 @@ timed "Kokkos + Kokkos Kernels ($prefix)" bash scripts/build-kokkos.sh \
   "$third_party/kokkos-$kokkos_version.tar.gz" "$prefix" openmp \
   "$third_party/kokkos-kernels-$kokkos_version.tar.gz"
 timed "configure kbt" cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DKokkos_ROOT="$prefix" -DKBT_ENABLE_BENCHMARKS=OFF
+  -DKokkos_ROOT="$prefix" -DKBT_ENABLE_BENCHMARKS=OFF "${compiler_cache_args[@]}"
 timed "build kbt" cmake --build "$build" -j"$(nproc)"
 # --no-tests=error: a label that matches nothing must fail the stage, not pass it.
 timed "test kbt (ctest -L '$label')" \

@@ -6,8 +6,9 @@
 # (e.g. -DKokkos_ROOT=/opt/kokkos-omp). No suppressions are used.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/compiler-cache.sh
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
-  -DKBT_ENABLE_SANITIZERS=ON -DKBT_ENABLE_BENCHMARKS=OFF "$@"
+  -DKBT_ENABLE_SANITIZERS=ON -DKBT_ENABLE_BENCHMARKS=OFF "${compiler_cache_args[@]}" "$@"
 cmake --build build-asan -j"$(nproc)"
 # allocator_may_return_null: libhdf5 asks malloc for impossible sizes on corrupt
 # files (tests/bad_input, fuzz regressions) and handles the NULL it gets in
