@@ -2,7 +2,8 @@
 // benchmarks/whole_process.sh to time beside `kbt run` (docs/benchmarks.md
 // "The whole process"): loads the bars with kbt's HDF5 reader, computes every
 // SMA window with a running sum, then runs every combo of the grid (fast <
-// slow) with the lean Sharpe-only loop (benchmarks/hand_sma_cross.hpp) in a
+// slow) with the Sharpe-only loop written independently of kbt
+// (benchmarks/independent_sma_cross.hpp) in a
 // Kokkos parallel_for on the default space, and prints the best combo.
 //
 //   bench_hand_process DATA.h5 FAST_LO FAST_HI FAST_STEP SLOW_LO SLOW_HI SLOW_STEP
@@ -15,7 +16,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "hand_sma_cross.hpp"
+#include "independent_sma_cross.hpp"
 
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
@@ -54,7 +55,7 @@ int main(int argc, char** argv) {
   Kokkos::parallel_for(
       "hand_process", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, static_cast<int>(combos.size())),
       [=](const int i) {
-        out[i] = kbt::bench::hand_sma_cross(c, rows[grid[i].first].data(), 1, rows[grid[i].second].data(), 1, n, 5e-4);
+        out[i] = kbt::bench::independent_sma_cross(c, rows[grid[i].first].data(), 1, rows[grid[i].second].data(), 1, n, 5e-4);
       });
   std::size_t best = 0;
   for (std::size_t i = 1; i < sharpe.size(); ++i)

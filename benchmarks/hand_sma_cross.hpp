@@ -1,7 +1,8 @@
 #pragma once
-// Hand-written single-purpose SMA-cross loops that bench_sweep times beside
-// the sweep kernel (docs/benchmarks.md): plain code, hoisted SMAs, state in
-// registers. Benchmark code only.
+// The hand-written SMA-cross loop that does the sweep kernel's work, through
+// kbt's own accumulator, which bench_sweep times beside the kernel
+// (docs/benchmarks.md): plain code, hoisted SMAs, state in registers. The loop
+// that shares nothing with kbt is independent_sma_cross.hpp. Benchmark code only.
 
 #include <kbt/core/detail/scalar_math.hpp>
 #include <kbt/metrics/metrics_accumulator.hpp>
@@ -20,33 +21,6 @@ namespace kbt::bench {
 #else
 #define KBT_BENCH_NOINLINE
 #endif
-
-// Hand-written SMA cross: hoisted SMAs, one combo per iteration, state in
-// registers, close fills with fees, equity and a Welford Sharpe.
-KOKKOS_INLINE_FUNCTION double hand_sma_cross(const double* close, const double* f, long f_stride, const double* sl,
-                                             long sl_stride, int n, double fee) {
-  double cash = 10000, units = 0, held = 0, prev = 10000, mean = 0, m2 = 0;
-  long k = 0;
-  for (int t = 0; t < n; ++t) {
-    const double c = close[t], fv = f[t * f_stride], sv = sl[t * sl_stride];
-    double target = held;
-    if (fv == fv && sv == sv) target = fv > sv ? 1.0 : -1.0;
-    const double eq = cash + units * c;
-    if (target != held) {
-      const double nu = target * eq / c, d = nu - units;
-      cash -= d * c + kbt::math::fabs(d) * c * fee;
-      units = nu;
-      held = target;
-    }
-    const double e = cash + units * c, r = e / prev - 1;
-    prev = e;
-    ++k;
-    const double delta = r - mean;
-    mean += delta / double(k);
-    m2 += delta * (r - mean);
-  }
-  return mean / kbt::math::sqrt(m2 / double(k - 1));
-}
 
 // Hand-written SMA cross doing the kernel's whole work for this strategy:
 // target carried through the warm-up, close fills with fees, trades closed on

@@ -1,6 +1,7 @@
 #pragma once
 // Runs the kbt executable in a child process and captures what a user sees.
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <array>
 #include <cstdio>
 #include <fcntl.h>

@@ -4,6 +4,7 @@
 // of single kernel features): a case is a config, its bars and a deterministic
 // sample of its combos.
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 #include <kbt/config/config_loader.hpp>
 #include <kbt/config/param_grid.hpp>

@@ -2,6 +2,7 @@
 // break-even, an explicit device the model says is slower, a missing file, a
 // foreign machine, and a malformed file (library and CLI).
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 #include <kbt/calibration/calibration.hpp>
 #include <kbt/core/error.hpp>

@@ -2,6 +2,7 @@
 // checked through the real binary against what this test computes itself from
 // the bundled data and the files (docs/cli.md "kbt backtest").
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 #include <kbt/data/data_io.hpp>
 #include <kbt/output/results.hpp>

@@ -2,6 +2,7 @@
 // `show --sort`, the --json output of show and info, and an example in every
 // --help (docs/cli.md), through the real binary.
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 #include <kbt/metrics/metrics.hpp>
 #include <kbt/output/results.hpp>

@@ -3,6 +3,7 @@
 // (docs/results.md "Label files"), its CSV row for row, the engines agreeing
 // by bits, and the job's errors.
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <kbt/data/data_io.hpp>

@@ -1,6 +1,7 @@
 // `kbt plot` (heatmap, equity curve), `output.heatmap` of `kbt run`, and the
 // heatmap cells computed by hand on a small made-up grid.
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 #include <kbt/core/error.hpp>
 #include <kbt/output/results.hpp>

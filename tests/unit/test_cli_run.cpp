@@ -1,5 +1,6 @@
 // End-to-end `kbt run` / `kbt backtest` on the bundled sample data.
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 #include <kbt/output/results.hpp>
 #include <kbt/validation/validation.hpp>

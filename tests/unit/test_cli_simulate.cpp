@@ -4,6 +4,7 @@
 // held trials must show, the engines agreeing by bits, and the job's errors
 // naming the file, dataset, trial, symbol and bar.
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <kbt/data/data_io.hpp>

@@ -1,5 +1,6 @@
 // The CLI's usage errors, exit codes and progress lines (docs/cli.md).
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -4,6 +4,7 @@
 // settings are checked by the config's own rules (docs/validation.md
 // "kbt validate").
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 #include <kbt/output/results.hpp>
 #include <kbt/validation/validation.hpp>

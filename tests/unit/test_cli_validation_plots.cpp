@@ -1,6 +1,7 @@
 // `kbt plot --validation` and the walk-forward read back from a results file
 // (docs/validation.md "Pictures"), through the real binary.
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 #include <kbt/output/results.hpp>
 #include <kbt/validation/validation.hpp>

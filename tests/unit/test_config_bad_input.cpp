@@ -1,6 +1,7 @@
 // `kbt check` on every file of tests/bad_input/config/: non-zero exit, one error
 // line with the category tag and the exact file:line:col.
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 
 #include <cstdio>

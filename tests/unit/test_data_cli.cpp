@@ -2,6 +2,7 @@
 // the committed sample (re-made from the command in docs/data-format.md),
 // and the happy paths.
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 #include <H5public.h>
 #include <kbt/data/data_digest.hpp>

@@ -3,6 +3,7 @@
 // file records what is needed to reproduce it (versions, the config as run, the
 // --sample seed). Only /profile may differ (timings, thread count).
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 
 #include <hdf5.h>

@@ -4,6 +4,7 @@
 // tests/fuzz/regressions/<target>/ and are fed through the same calls as the
 // target; scripts/fuzz.sh finds new ones (docs/testing.md "Fuzzing").
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 #include <kbt/config/config_loader.hpp>
 #include <kbt/data/time_format.hpp>

@@ -3,6 +3,7 @@
 // category and message, and a crash of the read - by libhdf5 on a corrupt file,
 // or here forced with a signal - is a data_format error, not a dead caller.
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 #include <kbt/data/data_io.hpp>
 #include <kbt/core/error.hpp>

@@ -1,5 +1,6 @@
 // `kbt eval` end to end on a small HDF5 file, and every shipped example config's
 // strategy compiled and evaluated on the shipped sample data.
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <kbt/config/config_loader.hpp>
 #include <kbt/data/data_io.hpp>
 #include <kbt/label/label_job.hpp>

@@ -1,6 +1,7 @@
 // User functions (docs/language.md §13): a call compiles to exactly the program
 // of the written-out expression; errors point at the call or into the body.
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 #include <kbt/config/config_loader.hpp>
 #include <kbt/core/error.hpp>

@@ -3,6 +3,7 @@
 // Every input here is built far past the limit (100k levels, 100k terms) so that a
 // missing guard shows up as a crash of the test binary, not as a quiet pass.
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 #include <kbt/config/config_loader.hpp>
 #include <kbt/core/error.hpp>

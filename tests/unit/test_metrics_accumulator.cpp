@@ -167,14 +167,15 @@ TEST(Metrics, WritesEveryMetricInOrder) {
 
 TEST(Metrics, ASetKeepsOnlyItsGroupsState) {
   // Every set: initial equity, periods per year and previous equity, and two
-  // int counters (bars, trades); returns adds the three Welford and downside
-  // sums, drawdown three sums and two int runs. The several-window pass copies
+  // int counters (bars, trades); returns adds the mean and m2 with their
+  // compensations, the open block's two sums and the downside sum
+  // (docs/metrics.md "Moments in blocks"), drawdown three sums and two int runs. The several-window pass copies
   // a set's accumulator per window and block, so a field the set does not
   // update must not exist.
   EXPECT_EQ(sizeof(BasicMetricsAccumulator<double, 0>), 3 * sizeof(double) + 2 * sizeof(int));
-  EXPECT_EQ(sizeof(BasicMetricsAccumulator<double, metric_group::returns>), 6 * sizeof(double) + 2 * sizeof(int));
+  EXPECT_EQ(sizeof(BasicMetricsAccumulator<double, metric_group::returns>), 10 * sizeof(double) + 2 * sizeof(int));
   EXPECT_EQ(sizeof(BasicMetricsAccumulator<double, metric_group::returns | metric_group::drawdown>),
-            9 * sizeof(double) + 4 * sizeof(int));
+            13 * sizeof(double) + 4 * sizeof(int));
   EXPECT_LT(sizeof(BasicMetricsAccumulator<double, metric_group::returns | metric_group::drawdown>),
             sizeof(MetricsAccumulator));
 }

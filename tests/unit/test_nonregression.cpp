@@ -9,6 +9,7 @@
 // deterministic sample of its grid, no verification) and on the serial Kokkos
 // space (the whole grid, with verification).
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 
 #include <hdf5.h>

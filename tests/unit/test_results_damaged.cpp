@@ -5,6 +5,7 @@
 // H5Aiterate2 under `kbt show`) or a declared size reached the allocator
 // ("cannot create std::vector larger than max_size()").
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 #include <kbt/core/error.hpp>
 #include <kbt/output/checkpoint.hpp>

@@ -4,6 +4,7 @@
 // groups list their members in the documented order; text is UTF-8. Checked on
 // files of real runs with verification, a holdout with PBO, and a walk-forward.
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <kbt/metrics/metrics.hpp>

@@ -1,6 +1,7 @@
 // Checkpoint chunks, the progress line, checkpoints and --resume
 // (docs/sweep.md "Checkpoint chunks", docs/results.md "Incomplete runs").
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 #include <kbt/output/checkpoint.hpp>
 #include <kbt/config/config_loader.hpp>

@@ -1,6 +1,7 @@
 #pragma once
 // Shared by the checkpoint/--resume tests (test_resume.cpp, test_resume_cli.cpp).
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 #include <kbt/output/checkpoint.hpp>
 #include <kbt/config/config_loader.hpp>

@@ -1,6 +1,7 @@
 // The sweep kernel against the reference engine, by the bits of every fp64
 // metric of every combo, on every enabled execution space.
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 #include <kbt/config/config_loader.hpp>
 #include <kbt/data/data_io.hpp>

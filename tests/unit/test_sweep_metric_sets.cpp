@@ -5,6 +5,7 @@
 // fp32 kernel's. The rows a run keeps hold the set; its best rows get all 21,
 // equal to the reference's.
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 #include <kbt/config/config_loader.hpp>
 #include <kbt/core/execution_spaces.hpp>

@@ -2,6 +2,7 @@
 // re-verifies an existing file; the /verify schema is read back with h5dump
 // (an independent reader).
 
+#include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
 #include <kbt/data/time_format.hpp>
 #include <kbt/sweep/backtest.hpp>
