@@ -16,6 +16,7 @@ set(KBT_HEADERS
   kbt/core/detail/kokkos_compat.hpp
   kbt/core/detail/portable_math.hpp
   kbt/core/detail/scalar_math.hpp
+  kbt/core/detail/thread_binding.hpp
   kbt/core/detail/upload.hpp
   kbt/core/error.hpp
   kbt/core/execution_spaces.hpp

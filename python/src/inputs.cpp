@@ -2,6 +2,7 @@
 
 #include <pybind11/stl.h>
 
+#include <kbt/core/detail/thread_binding.hpp>
 #include <kbt/core/error.hpp>
 #include <kbt/data/data_io.hpp>
 #include <kbt/data/symbol_bars.hpp>
@@ -21,6 +22,7 @@ namespace kbt::python {
 
 void ensure_kokkos() {
   if (Kokkos::is_initialized()) return;
+  kbt::detail::leave_threads_unbound_unless_chosen();
   Kokkos::initialize();
   py::module_::import("atexit").attr("register")(py::cpp_function([] {
     if (Kokkos::is_initialized()) Kokkos::finalize();

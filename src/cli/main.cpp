@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
 #include <hdf5.h>
+#include <kbt/core/detail/thread_binding.hpp>
 #include <kbt/core/error.hpp>
 #include <kbt/core/version.hpp>
 
@@ -46,6 +47,7 @@ int run_cli(int argc, char* argv[]) {
   kbt::cli::add_device_argument(kokkos_args);
   int kokkos_argc = static_cast<int>(kokkos_args.size());
   kokkos_args.push_back(nullptr);
+  kbt::detail::leave_threads_unbound_unless_chosen();
   Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_args.data());
   argc = static_cast<int>(kbt_args.size());
   kbt_args.push_back(nullptr);

@@ -101,3 +101,17 @@ TEST(CliUsage, ProgressLinesInALog) {
   ASSERT_EQ(silent.exit_code, 0) << silent.output;
   EXPECT_EQ(silent.output.find("kbt: verification:"), std::string::npos) << silent.output;
 }
+
+// An OpenMP build prints nothing of Kokkos' binding advice before kbt's own
+// output when the user set neither OMP_PROC_BIND nor OMP_PLACES
+// (docs/cli.md "Threads"). Without OpenMP Kokkos gives no such advice, and
+// the test has nothing to check.
+TEST(CliUsage, NoThreadBindingAdviceWhenTheUserSetNone) {
+  if (std::string(KBT_TEST_KOKKOS_DEVICES).find("openmp") == std::string::npos)
+    GTEST_SKIP() << "a build without OpenMP: Kokkos gives no binding advice";
+  for (const std::string& command : {std::string("info"), "check " + config("sma_cross.yaml")}) {
+    const auto r = kbt::test::run_command("env -u OMP_PROC_BIND -u OMP_PLACES " + std::string(KBT_CLI_PATH) + " " + command);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(r.output.find("OMP_PROC_BIND"), std::string::npos) << command << ":\n" << r.output;
+  }
+}
