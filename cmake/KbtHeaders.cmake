@@ -86,6 +86,7 @@ set(KBT_HEADERS
   kbt/sweep/detail/hoisted_rows.hpp
   kbt/sweep/detail/kernel_sweeper.hpp
   kbt/sweep/detail/sweep_functor.hpp
+  kbt/sweep/detail/sorted_counts.hpp
   kbt/sweep/detail/top_k_keys.hpp
   kbt/sweep/detail/window_sweep.hpp
   kbt/sweep/chunk_exchange.hpp

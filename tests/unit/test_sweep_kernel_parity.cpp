@@ -545,6 +545,58 @@ TEST(SeriesParity, RandomExpressionsEvaluateToTheReferenceBitsOnEverySpace) {
   EXPECT_GE(compared, 120) << "refused " << refused;
 }
 
+// cs_rank in the thread sorts each cross-section (docs/kernels.md
+// "Cross-sectional ranks"): on 64 symbols with many ties, unlisted (NaN)
+// symbols, -0 against +0 and infinities, every rank has the bits of the
+// reference's pairwise counting, on every space.
+TEST(SeriesParity, CrossSectionalRanksOfManySymbolsGiveTheReferenceBits) {
+  kbt::SynthOptions o;
+  o.n_symbols = 64;
+  o.n_bars = 150;
+  o.seed = 11;
+  kbt::BarData bars = kbt::synth_bars(o);
+  const std::size_t n = o.n_bars;
+  for (const char* col : {"open", "high", "low", "close", "volume"}) {
+    auto& v = bars.columns.at(col);
+    for (std::size_t s = 0; s < o.n_symbols; ++s)
+      for (std::size_t t = 0; t < n; ++t) {
+        double& x = v[s * n + t];
+        x = std::floor(x / 4) * 4 + 4;                              // few price levels: ties in every bar
+        if ((s % 7 == 3 && t < 40) || (s % 11 == 5 && t > 110)) x = std::nan("");  // listed late, delisted early
+      }
+  }
+  std::vector<kbt::ParamSpec> params(1);
+  params[0].name = "a", params[0].values = {1, 3}, params[0].is_integer = true;
+  int ties = 0, gaps = 0;
+  for (const char* text : {"cs_rank(lag(close, a))",                          // ties and NaN
+                           "cs_rank(sign(close - lag(close, a)) * 0)",        // -0, +0 (and NaN)
+                           "cs_rank(where(close > lag(close, a), log(close - close), close))"}) {  // -inf among values
+    const kbt::Program program =
+        kbt::compile_expression(kbt::SourceText{text, "<test>", 1, 1}, kbt::schema_of(bars), params);
+    ASSERT_FALSE(kbt::sweep_kernel_unsupported(program)) << text;
+    const kbt::SweepPlan plan = kbt::make_sweep_plan(program, bars);
+    ASSERT_FALSE(plan.streamed.empty()) << text << ": cs_rank must run in the thread";
+    for (double a : {1.0, 3.0}) {
+      const std::vector<double> values{a};
+      const auto ref = kbt::evaluate_expression_reference(program, bars, values.data());
+      for (std::size_t t = 0; t < n; ++t) {
+        std::map<double, int> seen;
+        for (std::size_t s = 0; s < o.n_symbols; ++s) {
+          const double y = ref[s * n + t];
+          if (std::isnan(y)) ++gaps;
+          else if (++seen[y] == 2) ++ties;
+        }
+      }
+      for (const auto& d : devices()) {
+        const auto got = kbt::evaluate_register_kernel_on(d, false, program, plan, bars, values, program.expression);
+        EXPECT_TRUE(same_series(ref, got)) << d << ": " << text << " with a=" << a;
+      }
+    }
+  }
+  EXPECT_GT(ties, 1000);
+  EXPECT_GT(gaps, 1000);
+}
+
 TEST(SeriesParity, EvalCliOnAKokkosSpaceWritesTheReferenceOutput) {
   const std::string data = std::string(KBT_SOURCE_DIR) + "/data/sample.h5";
   const std::string expr = "\"zscore(close - ema(close, n), 30) + cs_rank(roc(close, n))\" --param n=24";

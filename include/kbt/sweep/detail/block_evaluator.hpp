@@ -18,6 +18,7 @@
 #include <kbt/lang/scalar_ops.hpp>
 #include <kbt/simulation/portfolio_step.hpp>
 #include <kbt/sweep/detail/compared_select.hpp>
+#include <kbt/sweep/detail/sorted_counts.hpp>
 #include <kbt/sweep/sweep_plan.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -48,6 +49,7 @@ struct BlockEvaluator {
   int n_regs = 0, n_streamed = 0, n_sym = 0, n_bars = 0, n_params = 0, n_hoisted = 0;
   int position = -1, long_entry = -1, long_exit = -1, short_entry = -1, short_exit = -1;
   int block = 1;           // bars per evaluation block (the `cur` row holds block values per slot and symbol)
+  int rank_keys = -1;      // where cs_rank sorts a cross-section in a combo's `cur` row (n_sym values), -1: no cs_rank
 
   // The precomputed series and the combos.
   V2<Real> materialized, hoisted;
@@ -280,11 +282,25 @@ struct BlockEvaluator {
 
   // ---- cross-sectional ops (reference::cs_*) --------------------------------
 
+  // The n_sym values cs_rank sorts, in combo i's `cur` row after its registers.
+  struct RankKeys {
+    V2<Real> cur;
+    int i, offset;
+    KOKKOS_FORCEINLINE_FUNCTION Real& operator()(int k) const { return cur(i, offset + k); }
+  };
+
   KOKKOS_INLINE_FUNCTION void cross_sectional(int i, int r, const Instr& ins, int t, int b) const {
     const Real nan = ops::nan<Real>();
     if (ins.op == OpCode::cs_rank) {
+      // The valid values sorted in this combo's scratch, then each symbol's
+      // counts by binary search (sorted_counts.hpp): O(N log N) a bar.
+      const RankKeys keys{cur, i, rank_keys};
       int valid = 0;
-      for (int s = 0; s < n_sym; ++s) valid += math::isnan(value(i, ins.a, s, t, b)) ? 0 : 1;
+      for (int s = 0; s < n_sym; ++s) {
+        const Real v = value(i, ins.a, s, t, b);
+        if (!math::isnan(v)) keys(valid++) = v;
+      }
+      detail::heap_sort(keys, valid);
       for (int s = 0; s < n_sym; ++s) {
         const Real x = value(i, ins.a, s, t, b);
         Real y = nan;
@@ -292,13 +308,8 @@ struct BlockEvaluator {
           if (valid == 1) {
             y = Real(0.5);
           } else {
-            int less = 0, equal = 0;
-            for (int k = 0; k < n_sym; ++k) {
-              const Real v = value(i, ins.a, k, t, b);
-              if (math::isnan(v)) continue;
-              if (v < x) ++less;
-              else if (v == x) ++equal;
-            }
+            const int less = detail::count_below(keys, valid, x);
+            const int equal = detail::count_not_above(keys, valid, x) - less;
             const Real rank = Real(less) + (Real(equal) + Real(1)) / Real(2);
             y = (rank - Real(1)) / Real(valid - 1);
           }
