@@ -49,7 +49,7 @@ struct BlockEvaluator {
   int n_regs = 0, n_streamed = 0, n_sym = 0, n_bars = 0, n_params = 0, n_hoisted = 0;
   int position = -1, long_entry = -1, long_exit = -1, short_entry = -1, short_exit = -1;
   int block = 1;           // bars per evaluation block (the `cur` row holds block values per slot and symbol)
-  int rank_keys = -1;      // where cs_rank sorts a cross-section in a combo's `cur` row (n_sym values), -1: no cs_rank
+  int rank_keys = -1;      // where cs_rank sorts a cross-section in a combo's `cur` row (2 * n_sym values), -1: no cs_rank
 
   // The precomputed series and the combos.
   V2<Real> materialized, hoisted;
@@ -282,40 +282,39 @@ struct BlockEvaluator {
 
   // ---- cross-sectional ops (reference::cs_*) --------------------------------
 
-  // The n_sym values cs_rank sorts, in combo i's `cur` row after its registers.
+  // The values cs_rank sorts and their symbols: 2 * n_sym Reals in combo i's
+  // `cur` row after its registers (a symbol index is exact in any Real).
   struct RankKeys {
     V2<Real> cur;
-    int i, offset;
-    KOKKOS_FORCEINLINE_FUNCTION Real& operator()(int k) const { return cur(i, offset + k); }
+    int i, offset, n_sym;
+    KOKKOS_FORCEINLINE_FUNCTION Real& value(int k) const { return cur(i, offset + k); }
+    KOKKOS_FORCEINLINE_FUNCTION Real& symbol(int k) const { return cur(i, offset + n_sym + k); }
   };
 
   KOKKOS_INLINE_FUNCTION void cross_sectional(int i, int r, const Instr& ins, int t, int b) const {
     const Real nan = ops::nan<Real>();
     if (ins.op == OpCode::cs_rank) {
-      // The valid values sorted in this combo's scratch, then each symbol's
-      // counts by binary search (sorted_counts.hpp): O(N log N) a bar.
-      const RankKeys keys{cur, i, rank_keys};
+      // The valid values and their symbols sorted in this combo's scratch,
+      // then one walk over the tie groups (sorted_counts.hpp): O(N log N) a bar.
+      const RankKeys keys{cur, i, rank_keys, n_sym};
       int valid = 0;
       for (int s = 0; s < n_sym; ++s) {
         const Real v = value(i, ins.a, s, t, b);
-        if (!math::isnan(v)) keys(valid++) = v;
+        out(i, r, s, b) = nan;
+        if (math::isnan(v)) continue;
+        keys.value(valid) = v;
+        keys.symbol(valid) = Real(s);
+        ++valid;
       }
       detail::heap_sort(keys, valid);
-      for (int s = 0; s < n_sym; ++s) {
-        const Real x = value(i, ins.a, s, t, b);
-        Real y = nan;
-        if (!math::isnan(x)) {
-          if (valid == 1) {
-            y = Real(0.5);
-          } else {
-            const int less = detail::count_below(keys, valid, x);
-            const int equal = detail::count_not_above(keys, valid, x) - less;
-            const Real rank = Real(less) + (Real(equal) + Real(1)) / Real(2);
-            y = (rank - Real(1)) / Real(valid - 1);
-          }
+      detail::for_each_tie_group(keys, valid, [&](int less, int equal) {
+        Real y = Real(0.5);
+        if (valid > 1) {
+          const Real rank = Real(less) + (Real(equal) + Real(1)) / Real(2);
+          y = (rank - Real(1)) / Real(valid - 1);
         }
-        out(i, r, s, b) = y;
-      }
+        for (int k = less; k < less + equal; ++k) out(i, r, int(keys.symbol(k)), b) = y;
+      });
       return;
     }
     Real sum = 0;

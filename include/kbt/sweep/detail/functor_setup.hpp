@@ -155,12 +155,12 @@ SweepFunctor<ExecSpace, Real> make_sweep_functor(const Program& program, const S
   // running neighbouring combos would otherwise write the same lines (a
   // 1-Real state row packs 8 combos into one line) and stall each other.
   const auto lines = [](std::size_t reals) { return whole_cache_lines<Real>(reals); };
-  // cs_rank sorts each cross-section in n_sym more values of the row.
+  // cs_rank sorts each cross-section, values and symbols, in 2 * n_sym more values of the row.
   const std::size_t register_values = static_cast<std::size_t>(n_slots) * n_sym * e.block;
   bool any_rank = false;
   for (std::int32_t r : plan.streamed) any_rank = any_rank || program.code[static_cast<std::size_t>(r)].op == OpCode::cs_rank;
   e.rank_keys = any_rank ? static_cast<int>(register_values) : -1;
-  shape.cur_width = lines(register_values + (any_rank ? n_sym : 0));
+  shape.cur_width = lines(register_values + (any_rank ? 2 * n_sym : 0));
   shape.ring = lines(plan.ring_size);
   shape.state = lines(plan.state_size);
   shape.slots = lines(plan.scan_slots);
