@@ -29,7 +29,7 @@ namespace detail {
 // derives from the groups it keeps and from an empty base for the others, so
 // that it holds no field it does not update: a copy of it (the several-window
 // pass stores one per window and block) moves only what the set needs.
-// The moments of the bar returns, without a division per bar
+// ReturnMoments holds the moments of the bar returns, without a division per bar
 // (docs/metrics.md "Moments in blocks"): the bars of a block of
 // `moment_block` add to two plain sums, shifted by the running mean; at the
 // end of each block (and in finish) the block is merged into the running mean
