@@ -83,7 +83,7 @@ BarData bars_from(const py::dict& symbols) {
 }
 
 BarData bars_of(const py::object& data) {
-  return py::isinstance<py::dict>(data) ? bars_from(data.cast<py::dict>()) : load_bars_hdf5(data.cast<std::string>());
+  return py::isinstance<py::dict>(data) ? bars_from(data.cast<py::dict>()) : load_bars(data.cast<std::string>());
 }
 
 namespace {

@@ -7,6 +7,7 @@
 #include <kbt/config/config_loader.hpp>
 #include <kbt/data/time_format.hpp>
 #include <kbt/core/error.hpp>
+#include <kbt/sweep/run_sweep.hpp>
 #include <kbt/sweep/strategy_warnings.hpp>
 #include <kbt/data/data_io.hpp>
 #include <kbt/label/label_job.hpp>
@@ -16,8 +17,6 @@
 #include <kbt/config/param_grid.hpp>
 #include <kbt/reference/evaluator.hpp>
 
-#include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -154,20 +153,6 @@ void print_summary(const RunConfig& c) {
 // Largest grid whose constraints `check --data` evaluates (one call per combo).
 constexpr std::uint64_t max_constraint_count = 10000000;
 
-BarData load_data(const RunConfig& c) {
-  std::string ext = std::filesystem::path(c.data_path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
-  if (ext != ".csv") return load_bars_hdf5(c.data_path, c.symbols, c.external_data);
-  CsvImportOptions options;
-  options.bars.push_back({std::string(), c.data_path});
-  BarData bars = import_csv(options);
-  for (const auto& name : c.symbols)
-    if (bars.symbol_index(name) < 0)
-      throw Error(ErrorCategory::config, c.where("symbols") + ": symbol '" + name + "' is not in " + c.data_path +
-                                             " (it holds " + bars.symbols.at(0) + ")");
-  return bars;
-}
-
 void print_data_line(const BarData& bars) {
   const std::size_t n = bars.n_bars();
   std::string symbols, exo;
@@ -180,7 +165,7 @@ void print_data_line(const BarData& bars) {
 }
 
 void check_with_data(const RunConfig& c) {
-  const BarData bars = load_data(c);
+  const BarData bars = load_run_data(c);
   print_data_line(bars);
 
   // The same resolution a run does: per-venue fees, the scoring window, periods per year.
@@ -235,7 +220,7 @@ void print_label_summary(const RunConfig& c) {
 }
 
 void check_label_with_data(const RunConfig& c) {
-  const BarData bars = load_data(c);
+  const BarData bars = load_run_data(c);
   print_data_line(bars);
   check_label_expressions(c, bars);
   std::printf("label expressions: compiled\n");
@@ -260,7 +245,7 @@ void print_simulate_summary(const RunConfig& c) {
 }
 
 void check_simulate_with_data(const RunConfig& c) {
-  const BarData bars = load_data(c);
+  const BarData bars = load_run_data(c);
   print_data_line(bars);
   const Actions actions = simulate_job_actions(c, bars);  // read or drawn, and checked
   const ResolvedSimulation sim = resolve_simulation(with_spread(c.simulation, c.simulate.spread_bps), bars);

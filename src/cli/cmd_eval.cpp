@@ -101,13 +101,13 @@ void run_eval(const EvalOptions& o) {
   if (!o.config.empty()) {
     const RunConfig config = load_run_config(o.config);
     if (!o.data.empty()) throw Error(ErrorCategory::config, "--data: " + o.config + " names its data; give one of them");
-    data = load_bars_hdf5(config.data_path, o.symbols.empty() ? config.symbols : o.symbols, config.external_data);
+    data = load_bars(config.data_path, o.symbols.empty() ? config.symbols : o.symbols, config.external_data);
     const auto one = one_combo_strategy(config.strategy, assigned);
     values = one.values;
     const SourceText text = o.signal.empty() ? SourceText{o.expr, "--expr", 1, 1} : signal_expression(one.spec, o.signal);
     program = compile_strategy_expression(one.spec, text, schema_of(data));
   } else {
-    data = load_bars_hdf5(o.data, o.symbols);
+    data = load_bars(o.data, o.symbols);
     OneExpression one = compile_one_expression(SourceText{o.expr, "--expr", 1, 1}, schema_of(data), assigned, "--params");
     program = std::move(one.program);
     values = std::move(one.values);

@@ -1,14 +1,18 @@
-// End-to-end `kbt run` / `kbt backtest` on the bundled sample data.
+// End-to-end `kbt run` / `kbt backtest` on the bundled sample data (and on a CSV file).
 
 #include "kbt_test_paths.hpp"  // KBT_CLI_PATH, KBT_SOURCE_DIR, KBT_TEST_DIR
 #include <gtest/gtest.h>
+#include <kbt/metrics/metrics.hpp>
 #include <kbt/output/results.hpp>
 #include <kbt/validation/validation.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <unistd.h>
 #include <vector>
@@ -370,4 +374,74 @@ TEST(CliRun, AWalkForwardWithoutAWholeFoldFailsBeforeTheSweep) {
   EXPECT_NE(run.output.find("holds no whole fold"), std::string::npos) << run.output;
   EXPECT_FALSE(fs::exists(out + ".partial.h5"));
   EXPECT_FALSE(fs::exists(out));
+}
+
+// docs/config.md `data`: a CSV file is imported on the fly, in every command
+// that takes a config and in `kbt eval --data`, and gives what `kbt data
+// import` of the same file gives (the rows of a sweep by bits, the same
+// backtest and eval output). A symbol the file does not hold is refused.
+TEST(CliRun, ACsvDataFileIsImportedOnTheFlyByEveryCommand) {
+  const auto dir = scratch("csv_data");
+  {
+    std::ofstream csv(dir / "AAA.csv");
+    csv << "timestamp,open,high,low,close,volume\n";
+    double price = 100;
+    for (int i = 0; i < 600; ++i) {  // a deterministic walk with swings for the SMAs to cross
+      const double next = price * (1 + 0.01 * std::sin(i * 0.07) + 0.002 * std::cos(i * 1.3));
+      char line[200];
+      std::snprintf(line, sizeof line, "2024-01-%02dT%02d:00:00Z,%.6f,%.6f,%.6f,%.6f,%d\n", 1 + i / 24, i % 24, price,
+                    std::max(price, next) * 1.001, std::min(price, next) * 0.999, next, 1000 + i);
+      csv << line;
+      price = next;
+    }
+  }
+  const auto imported = kbt::test::run_kbt("data import --out " + (dir / "AAA.h5").string() + " " + (dir / "AAA.csv").string());
+  ASSERT_EQ(imported.exit_code, 0) << imported.output;
+  const std::string strategy =
+      "symbols: [AAA]\nstrategy:\n  params: {fast: {range: [3, 9, 3]}, slow: {range: [10, 40, 10]}}\n"
+      "  signals:\n    f: sma(close, fast)\n    s: sma(close, slow)\n  position: where(f > s, 1, -1)\n"
+      "simulation: {initial_capital: 10000, fill: close, fee_bps: 5}\n";
+  for (const char* name : {"csv", "h5"}) {
+    std::ofstream(dir / (std::string(name) + ".yaml")) << "data: AAA." << name << "\n" << strategy;
+  }
+  const std::string csv_cfg = (dir / "csv.yaml").string(), h5_cfg = (dir / "h5.yaml").string();
+
+  const auto check = kbt::test::run_kbt("check " + csv_cfg + " --data");
+  ASSERT_EQ(check.exit_code, 0) << check.output;
+  const auto from_csv = kbt::test::run_kbt("run " + csv_cfg + " --device reference --quiet --no-verify --out " + (dir / "csv.h5").string());
+  ASSERT_EQ(from_csv.exit_code, 0) << from_csv.output;
+  const auto from_h5 = kbt::test::run_kbt("run " + h5_cfg + " --device reference --quiet --no-verify --out " + (dir / "h5.h5").string());
+  ASSERT_EQ(from_h5.exit_code, 0) << from_h5.output;
+  const auto a = kbt::read_all_rows(*kbt::read_results_hdf5((dir / "csv.h5").string()).results.rows);
+  const auto b = kbt::read_all_rows(*kbt::read_results_hdf5((dir / "h5.h5").string()).results.rows);
+  ASSERT_EQ(a.combo_ids.size(), 12u);
+  ASSERT_EQ(a.combo_ids, b.combo_ids);
+  ASSERT_EQ(a.metrics.size(), b.metrics.size());
+  int traded = 0;
+  for (std::size_t i = 0; i < a.metrics.size(); ++i) EXPECT_TRUE(same_bits(a.metrics[i], b.metrics[i])) << i;
+  for (std::size_t r = 0; r < a.combo_ids.size(); ++r)
+    traded += a.metrics[r * kbt::n_metrics + static_cast<std::size_t>(kbt::Metric::n_trades)] > 0;
+  EXPECT_GT(traded, 0) << "no combo traded: the comparison would be vacuous";
+
+  for (const std::string& args : {std::string("backtest {} --params fast=3,slow=20"), std::string("eval {} --expr 'f - s' --params fast=3,slow=20 --symbol AAA")}) {
+    const auto with = [&](const std::string& cfg) { return kbt::test::run_kbt(args.substr(0, args.find("{}")) + cfg + args.substr(args.find("{}") + 2)); };
+    const auto c = with(csv_cfg), h = with(h5_cfg);
+    ASSERT_EQ(c.exit_code, 0) << args << "\n" << c.output;
+    ASSERT_EQ(h.exit_code, 0) << args << "\n" << h.output;
+    const auto strip = [&](std::string s) {  // the file names differ, nothing else
+      for (const std::string& p : {dir.string() + "/csv.yaml", dir.string() + "/h5.yaml", dir.string() + "/AAA.csv", dir.string() + "/AAA.h5"})
+        for (std::size_t at; (at = s.find(p)) != std::string::npos;) s.replace(at, p.size(), "F");
+      return s;
+    };
+    EXPECT_EQ(strip(c.output), strip(h.output)) << args;
+  }
+  const auto eval_data = kbt::test::run_kbt("eval --data " + (dir / "AAA.csv").string() + " --expr 'sma(close, 5)'");
+  EXPECT_EQ(eval_data.exit_code, 0) << eval_data.output;
+
+  std::ofstream(dir / "other.yaml") << "data: AAA.csv\n" << std::regex_replace(strategy, std::regex("\\[AAA\\]"), "[BBB]");
+  const auto other = kbt::test::run_kbt("run " + (dir / "other.yaml").string() + " --quiet --no-verify --out " + (dir / "o.h5").string());
+  EXPECT_NE(other.exit_code, 0);
+  EXPECT_NE(other.output.find("symbol 'BBB' is not in"), std::string::npos) << other.output;
+  EXPECT_NE(other.output.find("symbols"), std::string::npos) << other.output;
+  EXPECT_FALSE(fs::exists(dir / "o.h5"));
 }
