@@ -32,10 +32,11 @@ struct LabelPrograms {
   std::optional<Program> side, events;
 };
 
-// Compiles one label expression; `boolean` says which kind it must be.
-Program compile_label_expression(const RunConfig& config, const SourceText& text, const BarData& bars,
+// Compiles one label expression in `scope` (the section's functions and
+// signals); `boolean` says which kind it must be.
+Program compile_label_expression(const StrategySpec& scope, const SourceText& text, const BarData& bars,
                                  const char* key, bool boolean) {
-  Program p = compile_strategy_expression(config.strategy, text, schema_of(bars), label_options());
+  Program p = compile_strategy_expression(scope, text, schema_of(bars), label_options());
   if (static_cast<bool>(p.code.at(static_cast<std::size_t>(p.expression)).is_boolean) != boolean)
     throw Error(ErrorCategory::language,
                 text.where() + ": " + key + " must be " +
@@ -43,12 +44,27 @@ Program compile_label_expression(const RunConfig& config, const SourceText& text
   return p;
 }
 
+// `volatility` and `side` are names in the keys after them (docs/label.md):
+// `events: side != lag(side, 1)` reads the side as label.side defines it.
+void add_label_name(StrategySpec& scope, const std::string& name, const SourceText& text) {
+  for (const auto& [signal, where] : scope.signals)
+    if (signal == name)
+      throw Error(ErrorCategory::config, where.where() + ": label.signals: '" + name + "' is the name of label." +
+                                             name + " in the keys after it; rename this signal");
+  scope.signals.emplace_back(name, text);
+}
+
 LabelPrograms compile_label_programs(const RunConfig& config, const BarData& bars) {
   const LabelSettings& l = config.label;
   LabelPrograms p;
-  p.volatility = compile_label_expression(config, l.volatility, bars, "label.volatility", false);
-  if (l.side) p.side = compile_label_expression(config, *l.side, bars, "label.side", false);
-  if (l.events) p.events = compile_label_expression(config, *l.events, bars, "label.events", true);
+  StrategySpec scope = config.strategy;
+  p.volatility = compile_label_expression(scope, l.volatility, bars, "label.volatility", false);
+  add_label_name(scope, "volatility", l.volatility);
+  if (l.side) {
+    p.side = compile_label_expression(scope, *l.side, bars, "label.side", false);
+    add_label_name(scope, "side", *l.side);
+  }
+  if (l.events) p.events = compile_label_expression(scope, *l.events, bars, "label.events", true);
   return p;
 }
 

@@ -186,3 +186,52 @@ TEST(LabelJob, ASpaceThisBuildLacksIsRefused) {
 }
 
 }  // namespace
+
+// docs/label.md: `side` and `volatility` are names in the keys after them, as
+// the guide's example writes `events: side != lag(side, 1)`; a signal of
+// either name is refused at its line.
+TEST(LabelJob, SideAndVolatilityAreNamesInTheKeysAfterThem) {
+  const kbt::RunConfig config = kbt::parse_job_config(
+      "job: label\ndata: unused.h5\nlabel:\n"
+      "  volatility: rolling_std(log(close / lag(close, 1)), 20)\n"
+      "  side: where(sma(close, 10) > sma(close, 50), 1, -1)\n"
+      "  events: side != lag(side, 1) and volatility > 0\n"
+      "  horizon: 10\n",
+      "label.yaml", "");
+  const kbt::BarData bars = bars_with_gap();
+  const kbt::LabelJobResult r = kbt::run_label_job(config, bars, "reference");
+  const std::size_t nb = bars.n_bars();
+  const auto& close = bars.columns.at("close");
+  // By hand: the side of each bar from the SMAs, an event where it changed.
+  const auto sma = [&](std::size_t y, std::size_t b, std::size_t w) -> double {
+    if (b + 1 < w) return NAN;
+    double s = 0;
+    for (std::size_t i = b + 1 - w; i <= b; ++i) s += close[y * nb + i];
+    return s / static_cast<double>(w);
+  };
+  std::size_t events = 0;
+  for (std::size_t y = 0; y < bars.n_symbols(); ++y)
+    for (std::size_t b = 1; b < nb; ++b) {
+      const auto side_at = [&](std::size_t t) -> double {
+        const double f = sma(y, t, 10), s = sma(y, t, 50);
+        return std::isnan(f) || std::isnan(s) ? NAN : (f > s ? 1.0 : -1.0);
+      };
+      const double now = side_at(b), before = side_at(b - 1);
+      const bool event = !std::isnan(now) && !std::isnan(before) && now != before && r.volatility[y * nb + b] > 0;
+      EXPECT_EQ(!std::isnan(r.side[y * nb + b]), event) << "symbol " << y << " bar " << b;
+      events += event;
+    }
+  EXPECT_GT(events, 10u);
+
+  const kbt::RunConfig clash = kbt::parse_job_config(
+      "job: label\ndata: unused.h5\nlabel:\n  signals:\n    side: close\n"
+      "  volatility: rolling_std(log(close / lag(close, 1)), 20)\n  side: 1\n  horizon: 10\n",
+      "clash.yaml", "");
+  try {
+    kbt::run_label_job(clash, bars, "reference");
+    FAIL() << "a signal named side was accepted";
+  } catch (const kbt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("clash.yaml:5"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'side' is the name of label.side"), std::string::npos) << e.what();
+  }
+}
