@@ -3,8 +3,9 @@
 #  * Debian's libtrilinos-kokkos-dev 3.4.01 (TriBITS config): Serial only, a
 #    Kokkos::kokkos target with a broken include directory, and plain
 #    ${Kokkos_INCLUDE_DIRS}/${Kokkos_LIBRARIES} variables.
-#  * A modern Kokkos 4.x/5.x (selected with -DKokkos_ROOT=...) that exports
-#    Kokkos::kokkos properly.
+#  * A Kokkos installed by its own CMake (4.x/5.x selected with
+#    -DKokkos_ROOT=..., or the 3.4.01 that scripts/build.sh builds with OpenMP
+#    from Debian's source package) that exports Kokkos::kokkos properly.
 # After this module, every target links Kokkos::kokkos, and kbt links
 # Kokkos Kernels as kbt::kokkoskernels (the validation stage's gemm,
 # docs/building.md "Kokkos Kernels"): Debian's libtrilinos-kokkos-kernels-dev
@@ -14,7 +15,9 @@
 find_package(Kokkos REQUIRED)
 message(STATUS "kbt: Kokkos ${Kokkos_VERSION} from ${Kokkos_DIR}")
 
-if(Kokkos_VERSION VERSION_LESS 4)
+# The TriBITS shape names its libraries trilinos_*; a Kokkos 3.4 built on its
+# own (scripts/kokkos-from-debian.sh) exports Kokkos::kokkos like 4.x does.
+if(Kokkos_LIBRARIES MATCHES "trilinos_kokkoscore")
   set(KBT_KOKKOS_TRIBITS ON)
   # The TriBITS config points Kokkos::kokkos at /usr/lib/include; rebuild it
   # from the variables, which are right.
@@ -44,6 +47,17 @@ foreach(_space SERIAL OPENMP CUDA)
   endif()
 endforeach()
 message(STATUS "kbt: Kokkos execution spaces: ${KBT_KOKKOS_DEVICES}")
+
+# Spaces this build must have (scripts/build.sh asks for OPENMP when it built
+# Kokkos itself): a Kokkos without one is an error here, not a one-core kbt;
+# the CLI test of `kbt info` checks them too.
+set(KBT_REQUIRE_SPACES "" CACHE STRING "Kokkos execution spaces the build must have (e.g. OPENMP)")
+foreach(_space ${KBT_REQUIRE_SPACES})
+  if(NOT _space IN_LIST KBT_KOKKOS_DEVICES)
+    message(FATAL_ERROR "kbt: KBT_REQUIRE_SPACES asks for ${_space}, but the Kokkos from ${Kokkos_DIR} "
+      "enables only ${KBT_KOKKOS_DEVICES} (docs/building.md \"Every core\")")
+  endif()
+endforeach()
 
 # C++ standard: 17 is the floor; Kokkos 5 requires 20 and pushes it through its
 # target, so only raise ours to match.

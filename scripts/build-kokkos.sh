@@ -23,6 +23,8 @@
 #   KBT_KEEP_SCRATCH=1 keep the scratch directory
 #   KBT_KOKKOS_FORCE=1 install into a non-empty PREFIX not made by this script
 #   CXX                openmp mode: the host compiler (default: CMake's choice)
+#   KBT_KOKKOS_CXX_STANDARD  the C++ standard Kokkos is built for (default: 20 in
+#                      openmp mode, 17 in cuda mode; Kokkos 3.x needs 17)
 set -euo pipefail
 
 prog=build-kokkos
@@ -115,19 +117,21 @@ arch=${KBT_KOKKOS_ARCH:-HOPPER90}
 [[ $arch =~ ^[A-Z]+[0-9]+$ ]] || usage "KBT_KOKKOS_ARCH '$arch' is not a Kokkos arch name such as HOPPER90 or AMPERE80"
 
 # Options shared by the mode (no paths: they are part of the cache key).
-kokkos_opts=(-DCMAKE_BUILD_TYPE=Release -DKokkos_ENABLE_SERIAL=ON
+# Position-independent: kbt's Python module is a shared object that links
+# these static libraries.
+kokkos_opts=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DKokkos_ENABLE_SERIAL=ON
   -DKokkos_ENABLE_TESTS=OFF -DKokkos_ENABLE_EXAMPLES=OFF -DKokkos_ENABLE_BENCHMARKS=OFF
   # GCC 12 miscompiles the mdspan-based View (kokkos/kokkos#7464); Kokkos < 4.7,
   # which only has the legacy View, ignores this option.
   -DKokkos_ENABLE_IMPL_VIEW_LEGACY=ON)
 if [ "$mode" = openmp ]; then
-  kokkos_opts+=(-DCMAKE_CXX_STANDARD=20 -DKokkos_ENABLE_OPENMP=ON)
+  kokkos_opts+=(-DCMAKE_CXX_STANDARD=${KBT_KOKKOS_CXX_STANDARD:-20} -DKokkos_ENABLE_OPENMP=ON)
   cxx=${CXX:-c++}
   command -v "$cxx" >/dev/null || die "C++ compiler '$cxx' not found"
   compiler_id="$("$cxx" --version | head -1)"
 else
   # nvcc in C++17 (CUDA 13 nvcc also does 20, but 17 is what was checked).
-  kokkos_opts+=(-DCMAKE_CXX_STANDARD=17 -DKokkos_ENABLE_CUDA=ON "-DKokkos_ARCH_$arch=ON")
+  kokkos_opts+=(-DCMAKE_CXX_STANDARD=${KBT_KOKKOS_CXX_STANDARD:-17} -DKokkos_ENABLE_CUDA=ON "-DKokkos_ARCH_$arch=ON")
   if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
     export PATH=/usr/local/cuda/bin:$PATH   # nvcc_wrapper calls plain `nvcc`
   fi
@@ -139,7 +143,7 @@ fi
 # Only BLAS and BATCHED: kbt needs nothing else. Every KokkosKernels_INST_* option
 # of 4.6.01 (cmake/kokkoskernels_eti_*.cmake) is set OFF; the ones for absent
 # backends are unused (CMake warns about them, harmlessly).
-kk_opts=(-DCMAKE_BUILD_TYPE=Release
+kk_opts=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_POSITION_INDEPENDENT_CODE=ON
   -DKokkosKernels_ADD_DEFAULT_ETI=OFF -DKokkosKernels_ETI_ONLY=OFF
   -DKokkosKernels_ENABLE_ALL_COMPONENTS=OFF
   -DKokkosKernels_ENABLE_COMPONENT_BLAS=ON -DKokkosKernels_ENABLE_COMPONENT_BATCHED=ON
