@@ -13,7 +13,7 @@ namespace kbt::detail {
 
 namespace {
 
-const std::vector<std::string> validation_keys = {"holdout", "walk_forward", "top_k", "period", "pbo_blocks"};
+const std::vector<std::string> validation_keys = {"holdout", "walk_forward", "top_k", "period", "pbo_blocks", "pbo_configs"};
 const std::vector<std::string> walk_forward_keys = {"train", "test", "step", "anchored", "purge", "embargo"};
 
 }  // namespace
@@ -68,6 +68,8 @@ void Loader::validation(const YamlEntry& e) {
     } else if (k == "pbo_blocks") {
       v.pbo_blocks = integer(item, what, 2);
       if (v.pbo_blocks % 2 != 0 || v.pbo_blocks > 26) bad(item, what, "an even number of blocks from 2 to 26");
+    } else if (k == "pbo_configs") {
+      v.pbo_configs = integer(item, what, 2);
     }
   }
   if (v.walk_forward && v.has_holdout())

@@ -160,6 +160,9 @@ void write_validation_group(hid_t file, const ValidationResults& v, const std::s
     write_number_attribute(g, "pbo_blocks", static_cast<double>(r.blocks), path);
     write_number_attribute(g, "pbo_splits", static_cast<double>(r.splits), path);
     write_number_attribute(g, "pbo_periods_used", static_cast<double>(r.periods_used), path);
+    write_number_attribute(g, "pbo_configurations", static_cast<double>(v.pbo_configurations), path);
+    if (v.pbo_configurations < v.n_trials)
+      write_number_attribute(g, "pbo_sample_seed", static_cast<double>(v.pbo_sample_seed), path);
     for (const auto& [name, member] : pbo_columns) write_doubles(g, name, r.*member, path);
   } else {
     write_string(g, "pbo_skipped", v.pbo_skipped, path, true);
@@ -285,7 +288,13 @@ std::optional<ValidationResults> read_validation_group(hid_t file, const std::ve
     r.blocks = static_cast<std::size_t>(read_number_attribute(g, "pbo_blocks", where));
     r.splits = static_cast<std::size_t>(read_number_attribute(g, "pbo_splits", where));
     r.periods_used = static_cast<std::size_t>(read_number_attribute(g, "pbo_periods_used", where));
-    r.candidates = k;
+    // Files before PBO ranked every configuration ranked the candidates.
+    v.pbo_configurations = has_attribute(g, "pbo_configurations")
+                               ? static_cast<std::uint64_t>(read_number_attribute(g, "pbo_configurations", where))
+                               : k;
+    if (has_attribute(g, "pbo_sample_seed"))
+      v.pbo_sample_seed = static_cast<std::uint64_t>(read_number_attribute(g, "pbo_sample_seed", where));
+    r.candidates = static_cast<std::size_t>(v.pbo_configurations);
     for (const auto& [name, member] : pbo_columns) r.*member = read_doubles(g, name, where);
     v.pbo = r;
   } else {

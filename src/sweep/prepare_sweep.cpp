@@ -40,6 +40,9 @@ unsigned metric_groups_for(const RunConfig& config) {
   MetricMask needed = metric_mask_of(config.sweep.metrics);
   needed |= MetricMask(1) << metric_index(config.sweep.objective.metric);
   needed |= MetricMask(1) << int(Metric::n_trades);  // min_trades
+  // The DSR's variance of the trials' Sharpe ratios counts every combo,
+  // whatever the objective (docs/validation.md "DSR").
+  if (config.validation.enabled) needed |= MetricMask(1) << int(Metric::sharpe);
   return compiled_set_for(needed);
 }
 

@@ -48,9 +48,7 @@ void run_splits(const std::vector<double>& sum, const std::vector<double>& sum_s
 
 }  // namespace
 
-PboResult probability_of_backtest_overfitting(const std::vector<double>& returns, std::size_t periods,
-                                              std::size_t candidates, std::size_t blocks, const std::string& device,
-                                              const std::string& what) {
+PboBlocks pbo_blocks_for(std::size_t periods, std::size_t blocks, std::size_t candidates, const std::string& what) {
   if (blocks < 2 || blocks % 2 != 0)
     throw Error(ErrorCategory::config, what + ": the number of blocks must be even and at least 2 (got " +
                                            std::to_string(blocks) + ")");
@@ -63,25 +61,49 @@ PboResult probability_of_backtest_overfitting(const std::vector<double>& returns
   if (candidates < 2)
     throw Error(ErrorCategory::config, what + ": PBO ranks candidates against each other: it needs at least 2 (got " +
                                            std::to_string(candidates) + ")");
-  if (returns.size() != periods * candidates) throw Error(ErrorCategory::internal, "pbo: matrix of the wrong size");
-  PboResult r;
-  r.blocks = blocks;
-  r.candidates = candidates;
-  const std::size_t len = periods / blocks, skip = periods - len * blocks;
-  r.periods_used = len * blocks;
-  if (len < 2 && blocks / 2 * len < 2)
+  PboBlocks b;
+  b.blocks = blocks;
+  b.len = periods / blocks;
+  b.skip = periods - b.len * blocks;
+  if (b.len < 2 && blocks / 2 * b.len < 2)
     throw Error(ErrorCategory::config, what + ": blocks of one period leave a Sharpe ratio of one observation");
-  std::vector<double> sum(blocks * candidates, 0.0), sum_sq(blocks * candidates, 0.0);
-  for (std::size_t b = 0; b < blocks; ++b)
-    for (std::size_t t = skip + b * len; t < skip + (b + 1) * len; ++t)
-      for (std::size_t j = 0; j < candidates; ++j) {
-        const double x = returns[t * candidates + j];
-        sum[b * candidates + j] += x;
-        sum_sq[b * candidates + j] += x * x;
+  b.candidates = candidates;
+  b.sum.assign(blocks * candidates, 0.0);
+  b.sum_sq.assign(blocks * candidates, 0.0);
+  return b;
+}
+
+void add_pbo_returns(PboBlocks& b, const double* returns, std::size_t count, std::size_t first) {
+  if (first + count > b.candidates) throw Error(ErrorCategory::internal, "pbo: candidates out of range");
+  for (std::size_t k = 0; k < b.blocks; ++k)
+    for (std::size_t t = b.skip + k * b.len; t < b.skip + (k + 1) * b.len; ++t)
+      for (std::size_t j = 0; j < count; ++j) {
+        const double x = returns[t * count + j];
+        b.sum[k * b.candidates + first + j] += x;
+        b.sum_sq[k * b.candidates + first + j] += x * x;
       }
+}
+
+PboResult probability_of_backtest_overfitting(const std::vector<double>& returns, std::size_t periods,
+                                              std::size_t candidates, std::size_t blocks, const std::string& device,
+                                              const std::string& what) {
+  PboBlocks b = pbo_blocks_for(periods, blocks, candidates, what);
+  if (returns.size() != periods * candidates) throw Error(ErrorCategory::internal, "pbo: matrix of the wrong size");
+  add_pbo_returns(b, returns.data(), candidates, 0);
+  return pbo_of_blocks(b, device);
+}
+
+PboResult pbo_of_blocks(const PboBlocks& b, const std::string& device) {
+  PboResult r;
+  r.blocks = b.blocks;
+  r.candidates = b.candidates;
+  r.periods_used = b.len * b.blocks;
+  const std::size_t blocks = b.blocks, len = b.len;
+  const std::vector<double>& sum = b.sum;
+  const std::vector<double>& sum_sq = b.sum_sq;
   r.splits = detail::binomial(static_cast<int>(blocks), static_cast<int>(blocks / 2));
   const double half = double(blocks / 2 * len);
-  const int nb = static_cast<int>(blocks), nc = static_cast<int>(candidates);
+  const int nb = static_cast<int>(blocks), nc = static_cast<int>(b.candidates);
   bool ran = false;
   (void)device;  // without CUDA or OpenMP: the default host space
 #ifdef KOKKOS_ENABLE_CUDA

@@ -18,6 +18,9 @@
 #include <limits>
 #include <numeric>
 
+#include "validation/candidate_scoring.hpp"
+#include "validation/pbo_configurations.hpp"
+
 namespace kbt {
 namespace {
 
@@ -49,55 +52,6 @@ double trials_sharpe_variance(const SweepResults& sweep, double period_per_year,
   }
   from = "the candidates";
   return std::numeric_limits<double>::quiet_NaN();
-}
-
-// The candidates' period returns on the train window ([p][k]) and metrics on
-// the test window ([k][n_metrics]) into `v`, on the validation engine of
-// `device`. Shared among processes: the root's `params` ([k][n_params]) go to
-// every process, candidate j runs on rank j % size, the root gathers them.
-void score_candidates(const PreparedSweep& prepared, const BarData& bars, const std::string& device, int threads,
-                      std::vector<double> params, std::size_t k, const std::vector<std::size_t>& period_last,
-                      ChunkExchange* exchange, ValidationResults& v) {
-  if (exchange) {
-    k = static_cast<std::size_t>(exchange->broadcast(k));
-    exchange->broadcast(params);
-  }
-  const std::size_t p = period_last.size(), n_params = prepared.n_params();
-  v.period_returns.assign(p * k, std::numeric_limits<double>::quiet_NaN());
-  if (v.test) v.test_metrics.assign(k * n_metrics, std::numeric_limits<double>::quiet_NaN());
-  const std::vector<std::size_t> mine = my_pieces(exchange, k);
-  if (!mine.empty()) {
-    std::vector<double> my_params;
-    for (const std::size_t j : mine)
-      my_params.insert(my_params.end(), params.begin() + static_cast<std::ptrdiff_t>(j * n_params),
-                       params.begin() + static_cast<std::ptrdiff_t>((j + 1) * n_params));
-    const auto engine = make_validation_engine(prepared, bars, device, threads);
-    const std::vector<double> returns = engine->run_candidates(my_params, v.train, period_last).period_returns;
-    const std::vector<double> test = v.test ? engine->run_candidates(my_params, *v.test, {}).metrics : std::vector<double>{};
-    for (std::size_t q = 0; q < mine.size(); ++q) {
-      for (std::size_t t = 0; t < p; ++t) v.period_returns[t * k + mine[q]] = returns[t * mine.size() + q];
-      if (v.test) std::copy_n(test.begin() + static_cast<std::ptrdiff_t>(q * n_metrics), n_metrics,
-                              v.test_metrics.begin() + static_cast<std::ptrdiff_t>(mine[q] * n_metrics));
-    }
-  }
-  // Candidate j travels as its p period returns, then its test metrics.
-  const std::size_t width = p + (v.test ? n_metrics : 0);
-  gather_pieces(
-      exchange, k,
-      [&](std::size_t j) {
-        std::vector<double> out;
-        for (std::size_t t = 0; t < p; ++t) out.push_back(v.period_returns[t * k + j]);
-        if (v.test) out.insert(out.end(), v.test_metrics.begin() + static_cast<std::ptrdiff_t>(j * n_metrics),
-                               v.test_metrics.begin() + static_cast<std::ptrdiff_t>((j + 1) * n_metrics));
-        return out;
-      },
-      [&](std::size_t j, const std::vector<double>& values) {
-        if (values.size() != width)
-          throw Error(ErrorCategory::internal, "validation: a candidate of the wrong shape arrived");
-        for (std::size_t t = 0; t < p; ++t) v.period_returns[t * k + j] = values[t];
-        if (v.test) std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(p), n_metrics,
-                                v.test_metrics.begin() + static_cast<std::ptrdiff_t>(j * n_metrics));
-      });
 }
 
 }  // namespace
@@ -142,7 +96,8 @@ ValidationResults run_validation(const RunConfig& config, const BarData& bars, c
   std::vector<double> params;
   for (std::size_t j = 0; j < k; ++j)
     for (const std::size_t c : column) params.push_back(best.params_of(j)[c]);
-  score_candidates(prepared, bars, device, threads, params, k, grid.last_bar, exchange, v);
+  detail::score_candidates(prepared, bars, device, threads, params, k, grid.last_bar, exchange, v);
+  detail::pbo_over_configurations(config, prepared, bars, sweep, column, grid, device, threads, exchange, v);
   if (exchange && !exchange->is_root()) {  // its share is sent: the root holds the stage
     if (settings.walk_forward) run_walk_forward(config, bars, device, threads, exchange);
     return v;
@@ -179,16 +134,6 @@ ValidationResults run_validation(const RunConfig& config, const BarData& bars, c
   v.expected_max_sharpe = stats::expected_max_sharpe(v.effective_trials, v.sharpe_variance);
   for (std::size_t j = 0; j < k; ++j)
     v.dsr.push_back(stats::probabilistic_sharpe(v.sharpe[j], v.expected_max_sharpe, double(p), v.skewness[j], v.kurtosis[j]));
-
-  // PBO over the candidates' period returns.
-  const auto blocks = static_cast<std::size_t>(settings.pbo_blocks);
-  if (k < 2)
-    v.pbo_skipped = "fewer than 2 candidates";
-  else if (p < 2 * blocks)
-    v.pbo_skipped = std::to_string(p) + " periods of " + v.period + " are too few for " + std::to_string(blocks) +
-                    " blocks of at least 2 (validation.period, validation.pbo_blocks)";
-  else
-    v.pbo = probability_of_backtest_overfitting(v.period_returns, p, k, blocks, device);
 
   // Holdout: the out-of-sample ranks.
   if (v.test) {

@@ -19,6 +19,13 @@ std::string percent(double x) {
   return buf;
 }
 
+// Which configurations PBO ranked: every combo, or a sample of them.
+std::string pbo_configurations(const ValidationResults& v) {
+  if (v.pbo_configurations >= v.n_trials) return "all " + std::to_string(v.pbo_configurations) + " combos";
+  return "a uniform sample of " + std::to_string(v.pbo_configurations) + " of " + std::to_string(v.n_trials) +
+         " combos (validation.pbo_configs; seed " + std::to_string(v.pbo_sample_seed) + ")";
+}
+
 std::string window_text(const ScoringWindow& w) {
   return "[" + std::to_string(w.begin) + ", " + std::to_string(w.end) + ")";
 }
@@ -64,8 +71,8 @@ std::string format_validation_summary(const ValidationResults& v, std::size_t sh
          num(v.mean_correlation) + ", effective trials " + num(v.effective_trials) + " (effective rank " +
          num(v.effective_rank) + "), expected maximum Sharpe per period " + num(v.expected_max_sharpe) + "\n";
   if (v.pbo)
-    out += "  PBO: " + percent(v.pbo->pbo) + " over " + std::to_string(v.pbo->splits) + " splits of " +
-           std::to_string(v.pbo->blocks) + " blocks; P(OOS loss) " + percent(v.pbo->prob_oos_loss) +
+    out += "  PBO: " + percent(v.pbo->pbo) + " of " + pbo_configurations(v) + " over " + std::to_string(v.pbo->splits) +
+           " splits of " + std::to_string(v.pbo->blocks) + " blocks; P(OOS loss) " + percent(v.pbo->prob_oos_loss) +
            "; degradation slope " + num(v.pbo->degradation_slope) + "\n";
   else
     out += "  PBO: not computed (" + v.pbo_skipped + ")\n";

@@ -14,40 +14,11 @@
 #include <random>
 #include <vector>
 
+#include "support/brute_force_pbo.hpp"
+
 namespace {
 
-// Independent: for every way of choosing half the blocks, the in-sample
-// best's out-of-sample relative rank and logit; PBO = share of logits <= 0.
-double brute_force_pbo(const std::vector<double>& m, std::size_t periods, std::size_t n, std::size_t blocks) {
-  const std::size_t len = periods / blocks, skip = periods - len * blocks;
-  std::vector<int> pick(blocks, 0);
-  std::fill(pick.begin() + static_cast<long>(blocks / 2), pick.end(), 1);
-  const auto sharpe = [&](std::size_t j, int side) {
-    std::vector<double> x;
-    for (std::size_t b = 0; b < blocks; ++b)
-      if (pick[b] == side)
-        for (std::size_t t = skip + b * len; t < skip + (b + 1) * len; ++t) x.push_back(m[t * n + j]);
-    double mean = 0;
-    for (double v : x) mean += v;
-    mean /= double(x.size());
-    double ss = 0;
-    for (double v : x) ss += (v - mean) * (v - mean);
-    return mean / std::sqrt(ss / double(x.size() - 1));
-  };
-  std::size_t splits = 0, overfit = 0;
-  do {
-    std::size_t best = 0;
-    for (std::size_t j = 1; j < n; ++j)
-      if (sharpe(j, 1) > sharpe(best, 1)) best = j;
-    double below = 0;
-    for (std::size_t j = 0; j < n; ++j)
-      if (j != best) below += sharpe(j, 0) < sharpe(best, 0) ? 1 : (sharpe(j, 0) == sharpe(best, 0) ? 0.5 : 0);
-    const double w = (below + 1) / double(n + 1);
-    overfit += std::log(w / (1 - w)) <= 0;
-    ++splits;
-  } while (std::next_permutation(pick.begin(), pick.end()));
-  return double(overfit) / double(splits);
-}
+using kbt::test::brute_force_pbo;
 
 std::vector<double> noise(std::size_t periods, std::size_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -122,4 +93,28 @@ TEST(Pbo, BadInputIsAConfigErrorNamingTheKey) {
   EXPECT_NE(error(40, 4, 7).find("validation.pbo_blocks: the number of blocks must be even"), std::string::npos);
   EXPECT_NE(error(10, 4, 16).find("16 blocks need at least as many periods"), std::string::npos);
   EXPECT_NE(error(40, 1, 4).find("needs at least 2"), std::string::npos);
+}
+
+// The validation stage feeds configurations a chunk at a time
+// (add_pbo_returns): the same sums, hence the same bits, as one matrix.
+TEST(Pbo, ChunkedBlockSumsEqualTheWholeMatrix) {
+  const std::size_t periods = 83, n = 11, blocks = 8;
+  const auto m = noise(periods, n, 5);
+  const kbt::PboResult whole = kbt::probability_of_backtest_overfitting(m, periods, n, blocks, "reference");
+  kbt::PboBlocks b = kbt::pbo_blocks_for(periods, blocks, n);
+  for (std::size_t first = 0; first < n; first += 4) {
+    const std::size_t count = std::min<std::size_t>(4, n - first);
+    std::vector<double> chunk(periods * count);
+    for (std::size_t t = 0; t < periods; ++t)
+      for (std::size_t j = 0; j < count; ++j) chunk[t * count + j] = m[t * n + first + j];
+    kbt::add_pbo_returns(b, chunk.data(), count, first);
+  }
+  const kbt::PboResult chunked = kbt::pbo_of_blocks(b, "reference");
+  ASSERT_EQ(chunked.logits.size(), whole.logits.size());
+  for (std::size_t s = 0; s < whole.logits.size(); ++s) {
+    EXPECT_EQ(chunked.logits[s], whole.logits[s]) << s;
+    EXPECT_EQ(chunked.oos_sharpe[s], whole.oos_sharpe[s]) << s;
+  }
+  EXPECT_EQ(chunked.pbo, whole.pbo);
+  EXPECT_GT(whole.pbo, 0.0);
 }

@@ -19,9 +19,15 @@
 #include <cmath>
 #include <cstring>
 
-#include "support/synthetic.hpp"
+#include <kbt/config/param_grid.hpp>
+#include <kbt/metrics/metric_set.hpp>
+#include <kbt/output/result_rows.hpp>
+
 #include <map>
 #include <random>
+
+#include "support/brute_force_pbo.hpp"
+#include "support/synthetic.hpp"
 
 namespace {
 
@@ -43,6 +49,28 @@ kbt::SweepOutcome sweep(const kbt::RunConfig& config, const kbt::BarData& bars) 
   request.quiet = true;
   request.best_rows = static_cast<std::size_t>(config.validation.top_k);
   return kbt::run_sweep(config, bars, request);
+}
+
+// The daily returns of one combo on the train window (bars [0, train_end)),
+// from its backtest's equity grouped by UTC day here.
+std::vector<double> daily_returns(const kbt::RunConfig& config, const kbt::BarData& bars,
+                                  const std::map<std::string, double>& params, std::size_t train_end) {
+  kbt::RunConfig train = config;
+  train.validation = {};
+  train.simulation.score_end_bar = static_cast<std::int64_t>(train_end);
+  kbt::SimulationOptions keep;
+  keep.keep_equity = true;
+  const auto in = kbt::run_backtest(train, bars, params, keep);
+  std::vector<double> daily;
+  double previous = 10000.0;
+  for (std::size_t t = 0; t < in.equity.size(); ++t) {
+    const std::int64_t day = bars.timestamps[t] / 86400000000000LL;
+    if (t + 1 == in.equity.size() || bars.timestamps[t + 1] / 86400000000000LL != day) {
+      daily.push_back(in.equity[t] / previous - 1.0);
+      previous = in.equity[t];
+    }
+  }
+  return daily;
 }
 
 }  // namespace
@@ -99,22 +127,7 @@ TEST(ValidationStage, HeldOutMetricsAndPeriodReturnsEqualBacktests) {
     for (std::size_t m = 0; m < kbt::n_metrics; ++m)
       ASSERT_TRUE(same_bits(out.metrics[m], v.test_metrics[j * kbt::n_metrics + m])) << j << " " << kbt::metric_names()[m];
     // In sample: the train window's equity, grouped by UTC day here.
-    kbt::RunConfig train = config;
-    train.validation = {};
-    train.simulation.score_end_bar = static_cast<std::int64_t>(v.train.end);
-    kbt::SimulationOptions keep;
-    keep.keep_equity = true;
-    const auto in = kbt::run_backtest(train, bars, params, keep);
-    ASSERT_EQ(in.equity.size(), v.train.end);
-    std::vector<double> daily;
-    double previous = 10000.0;
-    for (std::size_t t = 0; t < in.equity.size(); ++t) {
-      const std::int64_t day = bars.timestamps[t] / 86400000000000LL;
-      if (t + 1 == in.equity.size() || bars.timestamps[t + 1] / 86400000000000LL != day) {
-        daily.push_back(in.equity[t] / previous - 1.0);
-        previous = in.equity[t];
-      }
-    }
+    const std::vector<double> daily = daily_returns(config, bars, params, v.train.end);
     ASSERT_EQ(daily.size(), p);
     for (std::size_t t = 0; t < p; ++t) ASSERT_TRUE(same_bits(daily[t], v.period_returns[t * k + j])) << t;
     // The statistics from the returns, by the formulas of sharpe_statistics.hpp.
@@ -168,4 +181,70 @@ TEST(ValidationStage, CorrelationEqualsAPlainPearsonComputation) {
   EXPECT_NEAR(c.mean_off_diagonal, off / double(k * (k - 1)), 1e-12);
   EXPECT_NEAR(c.effective_rank, trace * trace / frob, 1e-12);
   EXPECT_GT(c.mean_off_diagonal, 0.05) << "vacuous: the common factor makes them correlated";
+}
+
+// docs/validation.md "PBO": CSCV ranks every configuration of the sweep (each
+// one's daily returns from its own backtest here, PBO by the definition), and
+// past validation.pbo_configs a uniform sample of the rows (sample_positions,
+// seed 1), not the best rows.
+TEST(ValidationStage, PboRanksEveryConfigurationOrAUniformSampleOfThem) {
+  const kbt::BarData bars = hourly_bars();
+  for (const std::int64_t limit : {10000, 7}) {
+    SCOPED_TRACE("pbo_configs " + std::to_string(limit));
+    const kbt::RunConfig config = kbt::parse_run_config(
+        yaml("validation: {holdout: 0.25, top_k: 3, period: day, pbo_blocks: 4, pbo_configs: " + std::to_string(limit) + "}\n"),
+        "v.yaml", "");
+    const kbt::SweepOutcome run = sweep(config, bars);
+    const kbt::ValidationResults v = kbt::run_validation(config, bars, run.results, "reference", 2);
+    const kbt::RowTable rows = kbt::read_all_rows(*run.results.rows);
+    const std::size_t n = rows.size();
+    ASSERT_EQ(n, 25u);
+    const std::vector<std::uint64_t> ranked =
+        limit >= 25 ? kbt::sample_positions(n, n, 0) : kbt::sample_positions(n, static_cast<std::uint64_t>(limit), 1);
+    ASSERT_EQ(v.pbo_configurations, ranked.size());
+    EXPECT_EQ(v.pbo_sample_seed, limit >= 25 ? 0u : 1u);
+    ASSERT_TRUE(v.pbo.has_value()) << v.pbo_skipped;
+    EXPECT_EQ(v.pbo->candidates, ranked.size());
+    const std::size_t p = v.n_periods(), c = ranked.size();
+    std::vector<double> m(p * c);
+    for (std::size_t j = 0; j < c; ++j) {
+      const double* values = rows.params_of(static_cast<std::size_t>(ranked[j]));
+      const auto daily = daily_returns(config, bars, {{"fast", values[0]}, {"slow", values[1]}}, v.train.end);
+      ASSERT_EQ(daily.size(), p);
+      for (std::size_t t = 0; t < p; ++t) m[t * c + j] = daily[t];
+    }
+    EXPECT_DOUBLE_EQ(v.pbo->pbo, kbt::test::brute_force_pbo(m, p, c, 4));
+    EXPECT_NE(kbt::format_validation_summary(v).find(limit >= 25 ? "of all 25 combos" : "a uniform sample of 7 of 25 combos"),
+              std::string::npos)
+        << kbt::format_validation_summary(v);
+  }
+}
+
+// docs/validation.md "The number of trials and their variance": with
+// validation on, the sweep accumulates every combo's Sharpe whatever the
+// objective, so V comes from every combo: the same bits with a total_return
+// objective as with a Sharpe objective, and the sample variance of the rows'
+// Sharpe ratios (two-pass, here) over the periods per year.
+TEST(ValidationStage, TheTrialsSharpeVarianceCountsEveryComboWhateverTheObjective) {
+  const kbt::BarData bars = hourly_bars();
+  std::string text = yaml("validation: {holdout: 0.25, top_k: 4, period: day, pbo_blocks: 4}\n");
+  const kbt::RunConfig by_sharpe = kbt::parse_run_config(text, "v.yaml", "");
+  text.replace(text.find("metric: sharpe"), 14, "metric: total_return");
+  const kbt::RunConfig by_return = kbt::parse_run_config(text, "v.yaml", "");
+  const kbt::SweepOutcome a = sweep(by_sharpe, bars), b = sweep(by_return, bars);
+  ASSERT_TRUE(kbt::has_metric(b.results.rows->metric_mask(), int(kbt::Metric::sharpe)));
+  const kbt::ValidationResults va = kbt::run_validation(by_sharpe, bars, a.results, "reference", 2);
+  const kbt::ValidationResults vb = kbt::run_validation(by_return, bars, b.results, "reference", 2);
+  EXPECT_EQ(vb.sharpe_variance_from, "every combo");
+  EXPECT_TRUE(same_bits(va.sharpe_variance, vb.sharpe_variance));
+  const kbt::RowTable rows = kbt::read_all_rows(*b.results.rows);
+  std::vector<double> s;
+  for (std::size_t r = 0; r < rows.size(); ++r) s.push_back(rows.metrics_of(r)[int(kbt::Metric::sharpe)]);
+  double mean = 0, ss = 0;
+  for (const double x : s) mean += x;
+  mean /= double(s.size());
+  for (const double x : s) ss += (x - mean) * (x - mean);
+  const double expected = ss / double(s.size() - 1) / vb.periods_per_year;
+  EXPECT_NEAR(vb.sharpe_variance, expected, 1e-12 * expected);
+  EXPECT_GT(expected, 0);
 }

@@ -149,6 +149,9 @@ struct ValidationSettings {
   std::string period = "day";     // per-period returns: day | week | month, or `period_bars`
   std::int64_t period_bars = 0;   // > 0: periods of this many bars
   std::int64_t pbo_blocks = 16;   // CSCV blocks S (even)
+  // PBO's configurations: every combo of the sweep up to this many, else a
+  // uniform sample of this many (docs/validation.md "PBO").
+  std::int64_t pbo_configs = 10000;
   std::optional<WalkForwardSettings> walk_forward;
   bool has_holdout() const { return holdout_fraction || holdout_bars || holdout_time_ns; }
 };

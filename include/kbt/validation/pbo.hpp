@@ -37,6 +37,22 @@ PboResult probability_of_backtest_overfitting(const std::vector<double>& returns
                                               std::size_t candidates, std::size_t blocks,
                                               const std::string& device, const std::string& what = "validation.pbo_blocks");
 
+// The same in pieces, for candidates that arrive in chunks (the validation
+// stage's every configuration): only S x 2 sums a candidate are kept.
+struct PboBlocks {
+  std::size_t blocks = 0, len = 0, skip = 0;  // S blocks of `len` periods after the first `skip`
+  std::size_t candidates = 0;
+  std::vector<double> sum, sum_sq;            // [block][candidate]
+};
+// The layout for `periods` periods and `candidates` candidates (zero sums);
+// kbt::Error(config) naming `what` as probability_of_backtest_overfitting.
+PboBlocks pbo_blocks_for(std::size_t periods, std::size_t blocks, std::size_t candidates,
+                         const std::string& what = "validation.pbo_blocks");
+// Adds candidates [first, first + count) from their returns [periods][count].
+void add_pbo_returns(PboBlocks& b, const double* returns, std::size_t count, std::size_t first);
+// PBO from the complete sums.
+PboResult pbo_of_blocks(const PboBlocks& b, const std::string& device);
+
 namespace detail {
 
 // C(n, k) for the small n of a split count (exact in 64 bits for n <= 62).

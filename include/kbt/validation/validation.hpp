@@ -69,8 +69,12 @@ struct ValidationResults {
   std::string sharpe_variance_from;        // "every combo" (their sharpe) or "the candidates"
   double expected_max_sharpe = 0;          // SR0 of the DSR
 
+  // PBO over the sweep's configurations: every combo, or a uniform sample of
+  // validation.pbo_configs of them (pbo_configurations < n_trials).
   std::optional<PboResult> pbo;
   std::string pbo_skipped;                 // why there is no PBO, when there is none
+  std::uint64_t pbo_configurations = 0;    // how many it ranked
+  std::uint64_t pbo_sample_seed = 0;       // the sample's seed, when it is one
 
   // Holdout: the candidates on the test window.
   std::vector<double> test_metrics;        // [K][n_metrics]
