@@ -4,10 +4,10 @@
 #   scripts/install-deps.sh [main|all]
 #
 # main: what the main job needs (scripts/demo.sh: the library, the CLI, the
-# Python module, MPI, and the tools that build Kokkos with OpenMP from Debian's
-# source package); all (default): also the test suite's and the benchmarks'
-# (GoogleTest, Google Benchmark, pytest, clang for the fuzzers, Debian's
-# Serial Kokkos for the sanitizer stage).
+# Python module, MPI, the tools that build Kokkos with OpenMP from Debian's
+# source package, and Debian's Serial Kokkos for builds that choose none);
+# all (default): also the test suite's and the benchmarks' (GoogleTest, Google
+# Benchmark, pytest, clang for the fuzzers).
 # Idempotent: does nothing when everything is already present.
 set -euo pipefail
 what=${1:-all}
@@ -17,9 +17,11 @@ main=(
   gnuplot-nox
   libopenmpi-dev openmpi-bin python3-mpi4py   # mpirun kbt run, kbt.run(comm=...) (docs/mpi.md)
   python3-dev pybind11-dev python3-numpy python3-pandas python3-yaml python3-matplotlib python3-h5py   # import kbt (docs/python.md)
+  # Debian's Serial Kokkos: a plain cmake or `pip install .` without a Kokkos
+  # chosen (docs/python.md), scripts/sanitize.sh and scripts/fuzz.sh.
+  libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
 )
 tests=(
-  libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev   # Serial Kokkos: scripts/sanitize.sh, scripts/fuzz.sh
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-pytest python3-venv python3-pip
   clang libclang-rt-dev   # scripts/fuzz.sh: libFuzzer, ASan, UBSan runtimes
