@@ -108,12 +108,7 @@ std::uint64_t resolve_checkpoint_combos(std::uint64_t configured, std::size_t n_
 }
 
 BarData load_run_data(const RunConfig& config) {
-  try {
-    return load_bars(config.data_path, config.symbols, config.external_data);
-  } catch (const Error& e) {  // a symbol a CSV file does not hold: point at the config's list
-    if (e.category() != ErrorCategory::config) throw;
-    throw Error(e.category(), config.where("symbols") + ": " + e.what());
-  }
+  return load_bars(config.data_path, config.symbols, config.external_data, config.where("symbols"));
 }
 
 void SweepRequest::warning(const std::string& message) const {

@@ -76,9 +76,10 @@ BarData load_bars_hdf5(const std::string& path,
 // A config's or a command's data file: a `.csv` file (any case) is imported on
 // the fly as one symbol named after the file's stem (docs/config.md `data`,
 // the rules of docs/data-format.md "CSV import"), anything else is read by
-// load_bars_hdf5. `symbols_subset` must then name that one symbol or nothing.
+// load_bars_hdf5. `symbols_subset` must then name that one symbol or nothing;
+// `symbols_where` (e.g. a config's "x.yaml:3:10") prefixes that error.
 BarData load_bars(const std::string& path, const std::vector<std::string>& symbols_subset = {},
-                  ExternalData external = ExternalData::refuse);
+                  ExternalData external = ExternalData::refuse, const std::string& symbols_where = "");
 
 // Same validation, but returns the exo series un-joined (bars.exo empty).
 MarketData read_market_data_hdf5(const std::string& path,
