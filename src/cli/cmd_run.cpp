@@ -20,6 +20,7 @@
 #include "cli/label_job_command.hpp"
 #include "cli/mpi_session.hpp"
 #include "cli/progress_printer.hpp"
+#include "cli/rank_shares.hpp"
 #include "cli/simulate_job_command.hpp"
 #include "cli/table_format.hpp"
 #include "plot/plots.hpp"
@@ -157,6 +158,7 @@ void run(const RunArgs& a) {
   const auto& r = outcome.results;
   std::printf("%llu combos on %zu bars x %zu symbols, device %s\n", static_cast<unsigned long long>(r.n_rows()),
               bars.n_bars(), bars.n_symbols(), outcome.device_used.c_str());
+  std::fputs(format_rank_shares(outcome.profile).c_str(), stdout);
   const RowTable shown = r.best.first(std::min(a.show, r.top_k));
   std::printf("top %zu by %s (%s):\n", shown.size(), r.objective_metric.c_str(), r.maximize ? "max" : "min");
   auto metrics = default_table_metrics();

@@ -5,7 +5,8 @@
 #   same CONFIG N DEVICE [CHUNK]
 #                          N ranks write the single process's /combo_id,
 #                          /params, /metrics, /topk and /verify, by value
-#                          (h5diff); the profile's shares add up
+#                          (h5diff); the profile's shares add up, and the
+#                          output lists each rank's
 #   walk_forward N         the same with a walk-forward validation (its
 #                          ranking and folds shared too): /validation compared
 #                          as well
@@ -60,11 +61,17 @@ same)
     total=$(awk '$1 == "mpi_combos_shared" {print $2}' "$scratch/mpi.log")
     echo "combos per rank: $shares of $total"
     [ "$(tr ',' '\n' <<<"$shares" | awk '{s += $1} END {print s}')" = "$total" ] || { echo "shares do not add up" >&2; exit 1; }
+    # The run's own output names every rank and what it did (the profile's shares).
+    grep -qx "shared by $n MPI ranks:" "$scratch/mpi.log" || { echo "no rank report in the output" >&2; exit 1; }
+    listed=$(sed -nE "s/^  rank ([0-9]+): $device, ([0-9]+) combos in [0-9.]+ s\$/\2/p" "$scratch/mpi.log" | paste -sd,)
+    [ "$listed" = "$shares" ] || { echo "the output lists '$listed', the profile '$shares'" >&2; exit 1; }
     # A slow sweep (the reference engine, one thread, small chunks) is shared
     # by more than one rank (fast ones may go to whoever starts first).
     if [ "$device" = reference ]; then
       [ "$(tr ',' '\n' <<<"$shares" | awk '$1 > 0' | wc -l)" -ge 2 ] || { echo "one rank did everything" >&2; exit 1; }
     fi
+  elif grep -q "MPI ranks" "$scratch/mpi.log"; then
+    echo "one rank reported as shared" >&2; exit 1
   fi
   ;;
 walk_forward | holdout)
