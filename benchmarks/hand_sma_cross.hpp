@@ -31,7 +31,7 @@ namespace kbt::bench {
 template <unsigned Groups = kbt::metric_group::all>
 KOKKOS_FUNCTION KBT_BENCH_NOINLINE void hand_sma_cross_full(const double* close, const double* f, const double* sl, long stride,
                                                 int n, double fee, double ppy, double* out) {
-  kbt::BasicMetricsAccumulator<double, Groups> acc(10000.0, ppy);
+  kbt::BasicMetricsAccumulator<double, Groups> acc(10000.0);
   double cash = 10000, units = 0, held = 0, carried = 0, mark = 0, flow = 0, entry_price = 0, open_units = 0;
   int entry_bar = 0;
   for (int t = 0; t < n; ++t) {
@@ -75,7 +75,7 @@ KOKKOS_FUNCTION KBT_BENCH_NOINLINE void hand_sma_cross_full(const double* close,
     flow += units * mark;
     acc.add_trade(flow / (kbt::math::fabs(open_units) * entry_price), double(n - 1 - entry_bar));
   }
-  acc.finish(out);
+  acc.finish(out, {10000.0, ppy});
 }
 
 }  // namespace kbt::bench

@@ -57,6 +57,7 @@ set(KBT_HEADERS
   kbt/metrics/metric_set.hpp
   kbt/metrics/metrics.hpp
   kbt/metrics/metrics_accumulator.hpp
+  kbt/metrics/metrics_basis.hpp
   kbt/output/checkpoint.hpp
   kbt/output/labels.hpp
   kbt/output/result_rows.hpp

@@ -104,7 +104,7 @@ class ReferenceSimulator {
     close_ = &bars_.columns.at("close");
     funding_rate_ = bars_.has_column("funding_rate") ? &bars_.columns.at("funding_rate") : nullptr;
     state_.assign(n_sym_, SymbolState{});
-    acc_ = MetricsAccumulator(sim_.initial_capital, result_.periods_per_year);
+    acc_ = MetricsAccumulator(sim_.initial_capital);
     cash_ = sim_.initial_capital;
 
     const std::size_t begin = result_.window.begin, end = result_.window.end;
@@ -121,7 +121,7 @@ class ReferenceSimulator {
       result_.open_pnl.reserve(end - begin);
     }
     for (std::size_t t = begin; t < end; ++t) step(t, t + 1 == end);
-    result_.metrics = acc_.finish_row();
+    result_.metrics = acc_.finish_row({sim_.initial_capital, result_.periods_per_year});
     return std::move(result_);
   }
 

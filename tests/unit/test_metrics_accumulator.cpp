@@ -18,9 +18,9 @@ void expect_close(double actual, double expected) {
 }
 
 MetricRow run_path(double initial, double ppy, const std::vector<double>& equity) {
-  MetricsAccumulator acc(initial, ppy);
+  MetricsAccumulator acc(initial);
   for (double e : equity) acc.add_bar(e, true);
-  return acc.finish_row();
+  return acc.finish_row({initial, ppy});
 }
 
 TEST(Metrics, FlatEquityHasNaNRatios) {
@@ -98,13 +98,13 @@ TEST(Metrics, RuinedAccountHasCagrMinusOne) {
 
 TEST(Metrics, TradeStatistics) {
   // Returns 0.1, -0.05, 0.2, -0.15 with durations 1, 2, 3, 4.
-  MetricsAccumulator acc(100, 252);
+  MetricsAccumulator acc(100);
   acc.add_trade(0.1, 1);
   acc.add_trade(-0.05, 2);
   acc.add_trade(0.2, 3);
   acc.add_trade(-0.15, 4);
   acc.add_bar(100, false);
-  const MetricRow r = acc.finish_row();
+  const MetricRow r = acc.finish_row({100, 252});
   EXPECT_EQ(m(r, Metric::n_trades), 4);
   EXPECT_EQ(m(r, Metric::win_rate), 0.5);
   expect_close(m(r, Metric::profit_factor), 0.3 / 0.2);
@@ -116,9 +116,9 @@ TEST(Metrics, TradeStatistics) {
 }
 
 TEST(Metrics, NoTradesAndNoLossesAreNaN) {
-  MetricsAccumulator none(100, 252);
+  MetricsAccumulator none(100);
   none.add_bar(100, false);
-  MetricRow r = none.finish_row();
+  MetricRow r = none.finish_row({100, 252});
   EXPECT_EQ(m(r, Metric::n_trades), 0);
   for (Metric x : {Metric::win_rate, Metric::profit_factor, Metric::avg_trade_return,
                    Metric::best_trade, Metric::worst_trade, Metric::avg_trade_duration})
@@ -127,25 +127,25 @@ TEST(Metrics, NoTradesAndNoLossesAreNaN) {
   EXPECT_TRUE(std::isnan(m(r, Metric::ann_volatility)));
   EXPECT_TRUE(std::isnan(m(r, Metric::sharpe)));
 
-  MetricsAccumulator winners(100, 252);
+  MetricsAccumulator winners(100);
   winners.add_trade(0.1, 1);
   winners.add_trade(0.0, 1);  // a flat trade is neither a win nor a loss
   winners.add_bar(110, true);
-  r = winners.finish_row();
+  r = winners.finish_row({100, 252});
   EXPECT_TRUE(std::isnan(m(r, Metric::profit_factor)));
   EXPECT_EQ(m(r, Metric::win_rate), 0.5);
 }
 
 TEST(Metrics, CostsAndTurnover) {
   // Fills of notional 1000 (fee 1) and 500 (fee 0.5); mean equity (1000 + 1000) / 2.
-  MetricsAccumulator acc(1000, 252);
+  MetricsAccumulator acc(1000);
   acc.add_fill(1000, 1);
   acc.add_fill(500, 0.5);
   acc.add_funding(2);
   acc.add_funding(-0.5);
   acc.add_bar(1000, true);
   acc.add_bar(1000, false);
-  const MetricRow r = acc.finish_row();
+  const MetricRow r = acc.finish_row({1000, 252});
   EXPECT_EQ(m(r, Metric::turnover), 1.5);
   EXPECT_EQ(m(r, Metric::fees_paid), 1.5);
   EXPECT_EQ(m(r, Metric::funding_paid), 1.5);
@@ -154,41 +154,41 @@ TEST(Metrics, CostsAndTurnover) {
 
 TEST(Metrics, WritesEveryMetricInOrder) {
   // finish() must fill all 21 slots: poison the buffer first.
-  MetricsAccumulator acc(100, 252);
+  MetricsAccumulator acc(100);
   acc.add_bar(101, true);
   acc.add_bar(102, true);
   acc.add_trade(0.02, 2);
   double out[n_metrics];
   for (double& x : out) x = 12345.678;
-  acc.finish(out);
+  acc.finish(out, {100, 252});
   for (std::size_t i = 0; i < n_metrics; ++i) EXPECT_NE(out[i], 12345.678) << metric_names()[i];
   EXPECT_EQ(out[static_cast<int>(Metric::final_equity)], 102);
 }
 
 TEST(Metrics, ASetKeepsOnlyItsGroupsState) {
-  // Every set: initial equity, periods per year and previous equity, and two
+  // Every set: the previous equity and two
   // int counters (bars, trades); returns adds the mean and m2 with their
   // compensations, the open block's two sums and the downside sum
   // (docs/metrics.md "Moments in blocks"), drawdown three sums and two int runs. The several-window pass copies
   // a set's accumulator per window and block, so a field the set does not
   // update must not exist.
-  EXPECT_EQ(sizeof(BasicMetricsAccumulator<double, 0>), 3 * sizeof(double) + 2 * sizeof(int));
-  EXPECT_EQ(sizeof(BasicMetricsAccumulator<double, metric_group::returns>), 10 * sizeof(double) + 2 * sizeof(int));
+  EXPECT_EQ(sizeof(BasicMetricsAccumulator<double, 0>), sizeof(double) + 2 * sizeof(int));
+  EXPECT_EQ(sizeof(BasicMetricsAccumulator<double, metric_group::returns>), 8 * sizeof(double) + 2 * sizeof(int));
   EXPECT_EQ(sizeof(BasicMetricsAccumulator<double, metric_group::returns | metric_group::drawdown>),
-            13 * sizeof(double) + 4 * sizeof(int));
+            11 * sizeof(double) + 4 * sizeof(int));
   EXPECT_LT(sizeof(BasicMetricsAccumulator<double, metric_group::returns | metric_group::drawdown>),
             sizeof(MetricsAccumulator));
 }
 
 TEST(Metrics, ASetWritesNaNOutsideItsGroups) {
-  BasicMetricsAccumulator<double, metric_group::returns> acc(100, 252);
+  BasicMetricsAccumulator<double, metric_group::returns> acc(100);
   acc.add_bar(101, true);
   acc.add_bar(99, false);
   acc.add_trade(0.02, 2);
   acc.add_fill(100, 1);
   double out[n_metrics];
   for (double& x : out) x = 12345.678;
-  acc.finish(out);
+  acc.finish(out, {100, 252});
   const MetricMask kept = metrics_of_groups(metric_group::returns);
   for (std::size_t i = 0; i < n_metrics; ++i) {
     if ((kept >> i) & 1u) {

@@ -76,9 +76,9 @@ Ratios welford_ratios(const std::vector<double>& r) {
 }
 
 Ratios accumulator_ratios(const std::vector<double>& equity, double initial) {
-  BasicMetricsAccumulator<double, metric_group::returns> acc(initial, 1.0);
+  BasicMetricsAccumulator<double, metric_group::returns> acc(initial);
   for (double e : equity) acc.add_bar(e, true);
-  const MetricRow row = acc.finish_row();
+  const MetricRow row = acc.finish_row({initial, 1.0});
   return {row[int(Metric::ann_volatility)], row[int(Metric::sharpe)], row[int(Metric::sortino)]};
 }
 

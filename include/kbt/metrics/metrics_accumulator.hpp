@@ -15,6 +15,7 @@
 
 #include <kbt/core/detail/scalar_math.hpp>
 #include <kbt/metrics/metric_set.hpp>
+#include <kbt/metrics/metrics_basis.hpp>
 #include <kbt/metrics/metrics.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -119,16 +120,13 @@ struct BasicMetricsAccumulator : detail::KeptIf<Groups, metric_group::returns, d
   // Kept by every set. The counters are int, as the kernels' bar indices (a
   // window holds fewer than 2^31 bars): a 64-bit counter takes an aligned
   // pair of a GPU thread's registers.
-  Real initial_equity = 0;
-  Real periods_per_year = 0;
-  Real prev_equity = 0;  // equity at the previous close (initial_equity before the first bar)
+  Real prev_equity = 0;  // equity at the previous close (the initial equity before the first bar)
   int n_bars = 0;        // bars of the scoring window
   int n_trades = 0;      // closed trades
 
   KOKKOS_DEFAULTED_FUNCTION BasicMetricsAccumulator() = default;
-  KOKKOS_FORCEINLINE_FUNCTION BasicMetricsAccumulator(Real initial, Real ppy)
-      : initial_equity(initial), periods_per_year(ppy), prev_equity(initial) {
-    if constexpr (with_drawdown) this->peak = initial;
+  KOKKOS_FORCEINLINE_FUNCTION explicit BasicMetricsAccumulator(Real initial_equity) : prev_equity(initial_equity) {
+    if constexpr (with_drawdown) this->peak = initial_equity;
   }
 
   // One fill: notional = |delta units| * executed price; fee as charged.
@@ -207,13 +205,15 @@ struct BasicMetricsAccumulator : detail::KeptIf<Groups, metric_group::returns, d
   }
 
   // Writes the n_metrics values in kbt::Metric order; the metrics of the
-  // groups the set does not keep are NaN.
-  KOKKOS_INLINE_FUNCTION void finish(Real* out) const {
+  // groups the set does not keep are NaN. `basis.initial_equity` must be the
+  // constructor's.
+  KOKKOS_INLINE_FUNCTION void finish(Real* out, const MetricsBasis<Real>& basis) const {
+    const Real periods_per_year = basis.periods_per_year;
     const Real nan = math::quiet_nan<Real>();
     for (int m = 0; m < int(n_metrics); ++m) out[m] = nan;
     const Real n = Real(n_bars);
     const Real final_equity = prev_equity;
-    const Real growth = final_equity / initial_equity;
+    const Real growth = final_equity / basis.initial_equity;
 
     Real cagr = nan;
     if (n_bars > 0) cagr = growth > Real(0) ? math::pow(growth, periods_per_year / n) - Real(1) : Real(-1);
@@ -266,9 +266,9 @@ struct BasicMetricsAccumulator : detail::KeptIf<Groups, metric_group::returns, d
   }
 
   // Host convenience: the metrics as a MetricRow.
-  MetricRow finish_row() const {
+  MetricRow finish_row(const MetricsBasis<Real>& basis) const {
     Real values[n_metrics];
-    finish(values);
+    finish(values, basis);
     MetricRow row{};
     for (std::size_t i = 0; i < n_metrics; ++i) row[i] = double(values[i]);
     return row;

@@ -15,6 +15,7 @@
 // add_bar (and may keep them: the action simulation records equity).
 
 #include <kbt/core/detail/scalar_math.hpp>
+#include <kbt/metrics/metrics_basis.hpp>
 #include <kbt/simulation/portfolio_rules.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -102,7 +103,12 @@ struct PortfolioStep {
 
   template <class Acc>
   KOKKOS_FORCEINLINE_FUNCTION Account<Real, Acc> open_account() const {
-    return Account<Real, Acc>{rules.initial_capital, Acc(rules.initial_capital, rules.periods_per_year)};
+    return Account<Real, Acc>{rules.initial_capital, Acc(rules.initial_capital)};
+  }
+
+  // What the accumulator's finish() needs of the run (never swept).
+  KOKKOS_FORCEINLINE_FUNCTION MetricsBasis<Real> metrics_basis() const {
+    return MetricsBasis<Real>{rules.initial_capital, rules.periods_per_year};
   }
 
   template <int NSym, class Acc>

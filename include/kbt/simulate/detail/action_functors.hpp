@@ -117,7 +117,7 @@ struct ActionTrials {
       if (keep_drawdown) drawdown(trial, k) = (peak - e) / peak;
     }
     Real out[n_metrics];
-    a.acc.finish(out);
+    a.acc.finish(out, step.metrics_basis());
     for (int m = 0; m < int(n_metrics); ++m) metrics(trial, m) = out[m];
   }
 

@@ -118,9 +118,9 @@ struct SweepFunctor {
   // View of doubles (NaN outside the metric set): the sweep's and the window
   // pass's.
   template <class Accumulator, class Rows>
-  KOKKOS_FORCEINLINE_FUNCTION static void finish_into(const Accumulator& acc, const Rows& rows, long row) {
+  KOKKOS_FORCEINLINE_FUNCTION void finish_into(const Accumulator& acc, const Rows& rows, long row) const {
     Real result[n_metrics];
-    acc.finish(result);
+    acc.finish(result, portfolio.metrics_basis());
     for (int m = 0; m < int(n_metrics); ++m) rows(row, m) = double(result[m]);
   }
 

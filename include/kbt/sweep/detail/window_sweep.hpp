@@ -121,7 +121,7 @@ struct WindowSweepLaunch {
     }
     // Every window has ended (`end` is the last one's): its metrics, after
     // the loop, where the block's state is no longer live beside finish()'s.
-    for (int w = 0; w < n_windows; ++w) Functor::finish_into(states(i, w).a.acc, out, w * n_rows + row);
+    for (int w = 0; w < n_windows; ++w) f.finish_into(states(i, w).a.acc, out, w * n_rows + row);
   }
 
   // Symbols: as SweepFunctor::run_thread's (one kernel per symbol count on a GPU).
