@@ -54,6 +54,7 @@ set(KBT_HEADERS
   kbt/lang/program.hpp
   kbt/lang/scalar_ops.hpp
   kbt/lang/strategy_outputs.hpp
+  kbt/metrics/detail/return_moments.hpp
   kbt/metrics/metric_set.hpp
   kbt/metrics/metrics.hpp
   kbt/metrics/metrics_accumulator.hpp

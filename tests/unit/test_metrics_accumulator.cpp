@@ -166,18 +166,43 @@ TEST(Metrics, WritesEveryMetricInOrder) {
 }
 
 TEST(Metrics, ASetKeepsOnlyItsGroupsState) {
-  // Every set: the previous equity and two
-  // int counters (bars, trades); returns adds the mean and m2 with their
-  // compensations, the open block's two sums and the downside sum
-  // (docs/metrics.md "Moments in blocks"), drawdown three sums and two int runs. The several-window pass copies
-  // a set's accumulator per window and block, so a field the set does not
-  // update must not exist.
+  // Every set: the previous equity and two int counters (bars, trades);
+  // returns adds, in fp64, the running mean and m2 with their compensations
+  // and the open block's two sums, in fp32 Welford's mean and m2 (docs/metrics.md
+  // "Moments in blocks"), and the downside sum; drawdown three sums and two
+  // int runs. The several-window pass copies a set's accumulator per window
+  // and block, so a field the set does not update must not exist.
   EXPECT_EQ(sizeof(BasicMetricsAccumulator<double, 0>), sizeof(double) + 2 * sizeof(int));
   EXPECT_EQ(sizeof(BasicMetricsAccumulator<double, metric_group::returns>), 8 * sizeof(double) + 2 * sizeof(int));
   EXPECT_EQ(sizeof(BasicMetricsAccumulator<double, metric_group::returns | metric_group::drawdown>),
             11 * sizeof(double) + 4 * sizeof(int));
+  EXPECT_EQ(sizeof(BasicMetricsAccumulator<float, metric_group::returns>), 4 * sizeof(float) + 2 * sizeof(int));
   EXPECT_LT(sizeof(BasicMetricsAccumulator<double, metric_group::returns | metric_group::drawdown>),
             sizeof(MetricsAccumulator));
+}
+
+// fp32 keeps Welford's update (two floats of state where fp64's blocks keep
+// six): its moments are those of the update written out here, bit for bit.
+TEST(Metrics, Fp32ReturnsFollowWelfordsUpdate) {
+  const float equity[] = {100.0f, 101.5f, 99.25f, 102.0f, 102.0f, 98.75f, 103.5f};
+  BasicMetricsAccumulator<float, metric_group::returns> acc(100.0f);
+  float mean = 0, m2 = 0, prev = 100.0f;
+  int n = 0;
+  for (float e : equity) {
+    acc.add_bar(e, true);
+    const float r = e / prev - 1.0f;
+    prev = e;
+    n += 1;
+    const float delta = r - mean;
+    mean += delta / float(n);
+    m2 += delta * (r - mean);
+  }
+  float out[n_metrics];
+  acc.finish(out, {100.0f, 1.0f});
+  const float sd = std::sqrt(m2 / float(n - 1));
+  ASSERT_GT(sd, 0.0f);
+  EXPECT_EQ(out[int(Metric::ann_volatility)], sd);
+  EXPECT_EQ(out[int(Metric::sharpe)], mean / sd);
 }
 
 TEST(Metrics, ASetWritesNaNOutsideItsGroups) {

@@ -14,6 +14,7 @@
 // group.
 
 #include <kbt/core/detail/scalar_math.hpp>
+#include <kbt/metrics/detail/return_moments.hpp>
 #include <kbt/metrics/metric_set.hpp>
 #include <kbt/metrics/metrics_basis.hpp>
 #include <kbt/metrics/metrics.hpp>
@@ -30,49 +31,14 @@ namespace detail {
 // derives from the groups it keeps and from an empty base for the others, so
 // that it holds no field it does not update: a copy of it (the several-window
 // pass stores one per window and block) moves only what the set needs.
-// ReturnMoments holds the moments of the bar returns, without a division per bar
-// (docs/metrics.md "Moments in blocks"): the bars of a block of
-// `moment_block` add to two plain sums, shifted by the running mean; at the
-// end of each block (and in finish) the block is merged into the running mean
-// and sum of squared deviations by Chan, Golub and LeVeque's pairwise formula,
-// added with compensation (Knuth's two-sum).
-inline constexpr int moment_block = 32;  // a power of two: the block ends when (N & (moment_block - 1)) == 1
+// The returns group: the moments of the bar returns (return_moments.hpp:
+// blocks without a division per bar in fp64, Welford's update in fp32) and
+// the downside sum.
 template <class Real>
 struct ReturnMoments {
-  Real mean = 0;         // running mean of the merged blocks' returns; the shift of the open block
-  Real mean_err = 0;     // its compensation: the mean is mean + mean_err
-  Real m2 = 0;           // sum of squared deviations of the merged blocks
-  Real m2_err = 0;       // its compensation
-  Real block_sum = 0;    // open block: sum of (r - mean)
-  Real block_sq = 0;     // open block: sum of (r - mean)^2
+  ReturnMomentsOf<Real> moments;
   Real downside_sq = 0;  // sum of min(r, 0)^2
 };
-
-// s + x as the pair (s, err): s the rounded sum, err gathering what rounding
-// dropped (Knuth's two-sum, exact in IEEE arithmetic without contraction).
-template <class Real>
-KOKKOS_FORCEINLINE_FUNCTION void add_compensated(Real& s, Real& err, Real x) {
-  const Real t = s + x;
-  const Real x_part = t - s;
-  err += (s - (t - x_part)) + (x - x_part);
-  s = t;
-}
-
-// Merges the open block of `block_bars` bars into the running moments of the
-// `merged_bars` bars before it (Chan, Golub & LeVeque 1979): two divisions
-// per block.
-template <class Real>
-KOKKOS_FORCEINLINE_FUNCTION void merge_moment_block(ReturnMoments<Real>& m, int merged_bars, int block_bars) {
-  const Real nb = Real(block_bars);
-  const Real block_shifted_mean = m.block_sum / nb;
-  const Real delta = block_shifted_mean - m.mean_err;  // block mean - running mean
-  const Real block_m2 = m.block_sq - m.block_sum * block_shifted_mean;
-  const Real weight = nb / Real(merged_bars + block_bars);
-  add_compensated(m.mean, m.mean_err, delta * weight);
-  add_compensated(m.m2, m.m2_err, block_m2 + delta * delta * Real(merged_bars) * weight);
-  m.block_sum = 0;
-  m.block_sq = 0;
-}
 template <class Real>
 struct DrawdownTrack {
   Real peak = 0;         // running peak of equity, starting at initial_equity
@@ -170,15 +136,7 @@ struct BasicMetricsAccumulator : detail::KeptIf<Groups, metric_group::returns, d
     n_bars += 1;
     if constexpr (with_returns) {
       const Real r = equity / prev_equity - Real(1);
-      const Real shifted = r - this->mean;
-      this->block_sum += shifted;
-      this->block_sq += shifted * shifted;
-      // The first bar is a block of its own (it sets the shift); then every
-      // moment_block bars. The test is the same for every combo of a sweep.
-      if ((n_bars & (detail::moment_block - 1)) == 1) {
-        const int block_bars = n_bars == 1 ? 1 : detail::moment_block;
-        detail::merge_moment_block<Real>(*this, n_bars - block_bars, block_bars);
-      }
+      this->moments.add(r, n_bars);
       // r < 0 ? r : 0 without a branch: its sign is a coin toss per bar.
       const Real down = math::less_or(r, Real(0));
       this->downside_sq += down * down;
@@ -223,15 +181,8 @@ struct BasicMetricsAccumulator : detail::KeptIf<Groups, metric_group::returns, d
     out[int(Metric::final_equity)] = final_equity;
 
     if constexpr (with_returns) {
-      // The open block's bars merged into a copy, then the compensations added.
-      detail::ReturnMoments<Real> moments = *this;
-      const int open_bars = n_bars > 0 ? (n_bars - 1) & (detail::moment_block - 1) : 0;
-      if (open_bars > 0) detail::merge_moment_block<Real>(moments, n_bars - open_bars, open_bars);
-      const Real mean = moments.mean + moments.mean_err;
-      // Rounding can leave returns that are all equal a sum of squares a few
-      // ulps under 0; that is 0 (a NaN stays NaN).
-      const Real m2_sum = moments.m2 + moments.m2_err;
-      const Real m2 = m2_sum < Real(0) ? Real(0) : m2_sum;
+      const detail::MeanAndM2<Real> moments = this->moments.result(n_bars);
+      const Real mean = moments.mean, m2 = moments.m2;
       const Real sqrt_ppy = math::sqrt(periods_per_year);
       Real std_dev = nan;
       if (n_bars > 1) std_dev = math::sqrt(m2 / Real(n_bars - 1));

@@ -1,9 +1,10 @@
 #pragma once
 // What every combo of a run shares and only the metrics accumulator's
 // finish() reads (metrics_accumulator.hpp): passed to it rather than kept in
-// the accumulator, so that a GPU thread does not hold two more Reals in
-// registers for its whole window (docs/kernels.md "CUDA: registers and
-// spills"). Neither is ever swept.
+// the accumulator, whose copies the several-window pass stores per window and
+// block (16 bytes less each in fp64). Neither is ever swept. (The CUDA
+// kernels' registers did not change: ptxas already read both from the
+// kernel's parameters.)
 
 namespace kbt {
 

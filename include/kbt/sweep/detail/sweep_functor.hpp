@@ -278,17 +278,19 @@ struct SweepFunctor {
     }
   }
 
-  // A variant's launch bounds (Kokkos::LaunchBounds): the fp32 general step
-  // with a reduced metric set is held to 96 registers on a GPU (five blocks of
-  // 128 threads per SM), which it fits with no spill where unbounded ptxas
-  // gave one of them 102; the close-fill kinds spill under the same bound, so
-  // every other variant is left to the compiler (docs/kernels.md "The sweep
-  // kernels"). Host spaces ignore launch bounds.
+  // A variant's launch bounds (Kokkos::LaunchBounds): on a GPU the general
+  // step with a reduced metric set is held to the register budget of
+  // docs/kernels.md "CUDA: registers and spills" — 128 in fp64 (four blocks of
+  // 128 threads per SM), 96 in fp32 (five) — which it fits with no spill where
+  // unbounded ptxas gave its one-symbol returns + drawdown variant 132 (fp64)
+  // and 102 (fp32). The close-fill kinds fit unbounded and spilled under the
+  // fp32 bound, so every other variant is left to the compiler. Host spaces
+  // ignore launch bounds.
   template <int StepKind, unsigned Groups>
-  using launch_bounds =
-      std::conditional_t<!host_space && std::is_same<Real, float>::value &&
-                             StepKind == int(PortfolioStepKind::general) && Groups != metric_group::all,
-                         Kokkos::LaunchBounds<128, 5>, Kokkos::LaunchBounds<>>;
+  using launch_bounds = std::conditional_t<
+      !host_space && StepKind == int(PortfolioStepKind::general) && Groups != metric_group::all,
+      std::conditional_t<std::is_same<Real, float>::value, Kokkos::LaunchBounds<128, 5>, Kokkos::LaunchBounds<128, 4>>,
+      Kokkos::LaunchBounds<>>;
 
   // Bytes of every View the functor holds (the run profile's kernel memory).
   std::size_t bytes() const {
