@@ -22,7 +22,8 @@ const std::vector<std::string> scan_keys = {"inputs", "init", "update", "outputs
 void Loader::strategy(const YamlEntry& e) {
   const auto items = doc_.entries(e, "strategy", strategy_keys);
   StrategySpec& st = cfg_.strategy;
-  if ((params_entry_ = find_entry(items, "params"))) params(*params_entry_);
+  params_entry_ = find_entry(items, "params");
+  if (params_entry_) params(*params_entry_);
   if (const auto* c = find_entry(items, "constraints")) {
     if (c->value.IsScalar()) {
       st.constraints.push_back(expression(*c, "strategy.constraints"));

@@ -68,8 +68,6 @@ class Hdf5Reader {
                   path_ + ": cannot open as HDF5 (file is corrupt or truncated)");
   }
 
-  const std::string& path() const { return path_; }
-
   [[noreturn]] void fail(const std::string& dataset, const std::string& problem) const {
     detail::fail_dataset(path_, dataset, problem);
   }

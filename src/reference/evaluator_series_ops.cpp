@@ -167,7 +167,11 @@ Row ema(const Row& x, long span) {
 
 Row rsi(const Row& x, long w) {
   const std::size_t n = x.size();
-  Row gain(n, nan), loss(n, nan);
+  // Built in place (a braced {gain, loss} copy of the two made GCC 12 at -O3
+  // warn -Wfree-nonheap-object, a false positive, on every Release build).
+  std::vector<Row> gain_loss(2, Row(n, nan));
+  Row& gain = gain_loss[0];
+  Row& loss = gain_loss[1];
   for (std::size_t t = 1; t < n; ++t) {
     const double d = x[t] - x[t - 1];
     if (isnan(d)) continue;
@@ -175,7 +179,7 @@ Row rsi(const Row& x, long w) {
     loss[t] = d < 0.0 ? -d : 0.0;
   }
   Row y(n, nan);
-  wilder({gain, loss}, w, [&](std::size_t t, const double* s) {
+  wilder(gain_loss, w, [&](std::size_t t, const double* s) {
     if (!s) return;
     const double avg_gain = s[0], avg_loss = s[1];
     if (avg_loss == 0.0) {

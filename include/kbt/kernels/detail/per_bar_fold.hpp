@@ -21,10 +21,12 @@
 
 // Fully unroll the per-bar loops of a chunk so that the accumulators live in
 // registers (GCC otherwise keeps the array in memory and each add waits on a
-// store-to-load round trip).
-#if defined(__CUDACC__) || defined(__clang__)
+// store-to-load round trip). nvcc's device pass takes CUDA's `unroll`; its
+// host pass (GCC behind nvcc's front end) takes neither spelling without a
+// warning, so a CUDA build's host spaces go without the hint.
+#if defined(__CUDA_ARCH__) || defined(__clang__)
 #define KBT_UNROLL_CHUNK _Pragma("unroll")
-#elif defined(__GNUC__)
+#elif defined(__GNUC__) && !defined(__CUDACC__)
 #define KBT_UNROLL_CHUNK _Pragma("GCC unroll 16")
 #else
 #define KBT_UNROLL_CHUNK
