@@ -92,6 +92,17 @@ option(KBT_CHECK_KOKKOS_VIEWS "Check at configure time that this Kokkos' Views w
 # (`c++: error: unrecognized command-line option '-arch=sm_90'`). The probe's
 # subject, GCC 12 with the mdspan View, is then the host compiler's; it is
 # skipped with this message rather than failing the configuration.
+# The launch compiler hands a compile to nvcc_wrapper only when the command
+# starts with the C++ compiler itself; behind a compiler launcher (ccache,
+# `env ... ccache`) it runs the host compiler with nvcc's flags
+# (`c++: error: unrecognized command-line option '-arch=sm_90'`). Said here,
+# before the first compile.
+if("CUDA" IN_LIST KBT_KOKKOS_DEVICES AND NOT CMAKE_CXX_COMPILER MATCHES "nvcc" AND CMAKE_CXX_COMPILER_LAUNCHER)
+  message(FATAL_ERROR "kbt: this Kokkos compiles CUDA through its launch compiler, which cannot run behind "
+    "CMAKE_CXX_COMPILER_LAUNCHER (${CMAKE_CXX_COMPILER_LAUNCHER}): configure with "
+    "-DCMAKE_CXX_COMPILER=<kokkos>/bin/nvcc_wrapper to keep the launcher, or without the launcher "
+    "(docs/building.md \"CUDA\")")
+endif()
 if(KBT_CHECK_KOKKOS_VIEWS AND "CUDA" IN_LIST KBT_KOKKOS_DEVICES AND NOT CMAKE_CXX_COMPILER MATCHES "nvcc")
   message(STATUS "kbt: Kokkos View probe skipped: this CUDA Kokkos compiles through its launch compiler, "
     "which a configure-time try_run cannot use (configure with -DCMAKE_CXX_COMPILER=<kokkos>/bin/nvcc_wrapper "

@@ -10,7 +10,10 @@
 # cuda; its bin/nvcc_wrapper is used). BUILD_DIR: any configured kbt build, for
 # its generated headers (default build). OUT_DIR keeps the ptxas logs (default
 # a temporary directory). Takes about 6 minutes on two cores: the instances
-# hold every variant. KBT_TABULATE_ONLY=1 tabulates OUT_DIR's logs again.
+# hold every variant. KBT_TABULATE_ONLY=1 compiles nothing and tabulates
+# every OUT_DIR/ptxas_*.log instead: this script's earlier logs, or a build's
+# own output with KBT_CUDA_PTXAS_REPORT=ON (scripts/cuda-stage.sh), which
+# compiles the instances once for both.
 # Exits 1 when a variant is over the register budget or spills (below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,7 +44,7 @@ fi
 tabulate() {
   awk '/Function properties for/ {name = $NF}
        /bytes stack frame/ {stack = $1; spill = $5}
-       /Used [0-9]+ registers/ {for (i = 1; i <= NF; ++i) if ($i == "Used") regs = $(i + 1); print name, regs, stack, spill}' "$1" |
+       /Used [0-9]+ registers/ {for (i = 1; i <= NF; ++i) if ($i == "Used") regs = $(i + 1); print name, regs, stack, spill}' "$@" |
     c++filt | grep -E 'ParallelFor<kbt::(Window)?SweepLaunch<kbt::SweepFunctor<Kokkos::Cuda' |
     sed -E 's/.*ParallelFor<kbt::(Window)?SweepLaunch<kbt::SweepFunctor<Kokkos::Cuda, (double|float)>, ([0-9]+), ([0-9]+)u, (-?[0-9]+)>.*\) ([0-9]+) ([0-9]+) ([0-9]+)$/\1 \2 \3 \4 \5 \6 \7 \8/' |
     sed -E 's/^ /- /' | sort -u
@@ -49,14 +52,12 @@ tabulate() {
 {
   echo "| kernel | real | step kind | metric set | symbols | registers | stack (B) | spill stores (B) |"
   echo "|---|---|---|---|---|---|---|---|"
-  for p in fp64 fp32; do
-    tabulate "$out/ptxas_$p.log" | awk '
+  tabulate "$out"/ptxas_*.log | awk '
       BEGIN { kind[0] = "general"; kind[1] = "close fills"; kind[2] = "close fills with carry"
               set[0] = "none"; set[1] = "returns"; set[3] = "returns + drawdown"; set[15] = "all"
               sym[1] = "one"; sym[0] = "several"; sym[-1] = "either" }
       { printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", ($1 == "Window" ? "WindowSweepLaunch" : "SweepLaunch"),
                $2, kind[$3], set[$4], sym[$5], $6, $7, $8 }'
-  done
 } | tee "$out/registers.md"
 echo "cuda-registers.sh: logs in $out" >&2
 

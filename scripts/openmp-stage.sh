@@ -15,23 +15,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/compiler-cache.sh
 
-kokkos_version=4.6.01
-# CI runs on a clean clone that sits next to a shared/ folder holding the release archives.
-third_party=${KBT_THIRD_PARTY:-"$(cd "$(dirname "$0")/../.." && pwd)/shared/third-party"}
+stage=openmp-stage
+source scripts/stage-common.sh
 prefix=${KBT_KOKKOS_CACHE:-/var/cache/kbt/kokkos-$kokkos_version-openmp}
 label=${KBT_OPENMP_TEST_LABEL:-kokkos|host}
 build="build-openmp"
-
-for f in kokkos-$kokkos_version.tar.gz kokkos-kernels-$kokkos_version.tar.gz; do
-  [ -f "$third_party/$f" ] || { echo "openmp-stage: $third_party/$f not found (set KBT_THIRD_PARTY)" >&2; exit 1; }
-done
-
-timed() {  # timed NAME CMD...: run CMD and print its wall time
-  local name=$1 t0; shift
-  t0=$(date +%s.%N)
-  "$@"
-  echo "openmp-stage: $name: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}') s"
-}
 
 # kbt's other dependencies (HDF5, yaml-cpp, GoogleTest, ...): a no-op when present.
 timed "dependencies" bash scripts/install-deps.sh
