@@ -71,6 +71,34 @@ bundle() {
   ((size <= 64)) || say "warning: over 64 MiB even stripped: it cannot travel; bundle fewer programs"
 }
 
+# The universe case's data and config, then its run as a step (`step` is run's).
+universe() {
+  local bin=$1 report=$2 device=$3
+  "$bin/kbt" data synth --symbols 500 --bars 5000 --freq 1d --seed 3 --out "$report/universe500.h5" \
+    >"$report/universe_data.txt" 2>&1 || { echo "| universe_500 | failed (data synth) | - |" >>"$report/report.md"; return 1; }
+  cat >"$report/universe_momentum.yaml" <<'EOF'
+data: universe500.h5
+strategy:
+  params:
+    w: {range: [5, 120, 5]}
+    q: {values: [0.1, 0.2]}
+  signals:
+    mom: roc(close, w)
+    rank: cs_rank(mom)
+  position: where(rank >= 1 - q, 1, where(rank <= q, -1, 0))
+simulation:
+  fee_bps: 5
+  max_gross_leverage: 1
+  weighting: equal
+sweep:
+  objective: {metric: sharpe, direction: max}
+  top_k: 10
+verify: {top_n: 0}
+output: {path: universe500_results.h5}
+EOF
+  step universe_500 120 "$bin/kbt" run "$report/universe_momentum.yaml" --device "$device" --profile
+}
+
 run() {
   local bundle_dir=${1:-device-bundle} report=${2:-device-report} device=${KBT_DEVICE:-cuda}
   mkdir -p "$report"
@@ -111,6 +139,14 @@ run() {
   [ "${KBT_DEVICE_CHECK_QUICK:-0}" = 1 ] && combos='(1000|10000)'
   step scaling 240 "$bin/bench_sweep" "--benchmark_filter=scaling/(sweep_kernel|hand_written)/$device/.*/${combos}_combos/" \
     --benchmark_min_time=0.2 --benchmark_out="$report/scaling.json" --benchmark_out_format=json
+  # The kernel against the independently written loop of the same strategy on
+  # the same device (benchmarks/independent_sma_cross.hpp; docs/benchmarks.md).
+  step independent 90 "$bin/bench_sweep" \
+    "--benchmark_filter=^(independent/kokkos_lambda/$device|sweep_kernel/sma_cross/$device/fp64/sharpe)/" \
+    --benchmark_min_time=0.2 --benchmark_out="$report/independent.json" --benchmark_out_format=json
+  # A universe (docs/benchmarks.md "Symbols"): cross-sectional momentum, 48
+  # combos over 500 synthetic symbols x 5,000 daily bars.
+  universe "$bin" "$report" "$device"
   step label_parity 60 "$bin/kbt_tests_label"
   step label_bench 60 "$bin/bench_label" --benchmark_min_time=0.2
   step simulate_parity 60 "$bin/kbt_tests_simulate"
