@@ -156,6 +156,12 @@ for t in DOUBLE FLOAT HALF BHALF COMPLEX_DOUBLE COMPLEX_FLOAT LAYOUTLEFT LAYOUTR
 done
 if [ "$mode" = cuda ]; then
   for t in EXECSPACE_CUDA MEMSPACE_CUDASPACE MEMSPACE_CUDAUVMSPACE; do kk_opts+=("-DKokkosKernels_INST_$t=OFF"); done
+  # Kokkos Kernels' own CUDA kernels, not NVIDIA's libraries: with CUDA found it
+  # enables cuBLAS, cuSPARSE and cuSOLVER by default, and every kbt program then
+  # loads libcublasLt (517 MiB), which no 64 MiB device bundle can carry
+  # (docs/gpu.md). kbt's one Kokkos Kernels call (the validation's gemm) has a
+  # native kernel.
+  for t in CUBLAS CUSPARSE CUSOLVER; do kk_opts+=("-DKokkosKernels_ENABLE_TPL_$t=OFF"); done
 fi
 
 say "hashing sources"

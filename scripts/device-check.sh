@@ -40,8 +40,11 @@ bundle() {
     "$build/tests/kbt_tests_label" "$build/benchmarks/bench_label"
     "$build/tests/kbt_tests_simulate" "$build/benchmarks/bench_simulate")
   for b in "${bins[@]}"; do [ -x "$b" ] || die "$b not built (a CUDA build with benchmarks: docs/gpu.md)"; done
-  grep -q "KBT_KOKKOS_DEVICES.*CUDA" "$build/CMakeCache.txt" 2>/dev/null ||
-    say "warning: $build does not look like a CUDA build (KBT_KOKKOS_DEVICES has no CUDA)"
+  # The Kokkos the build used says which devices it has (its KokkosConfigCommon.cmake).
+  local kokkos_dir
+  kokkos_dir=$(awk -F= '/^Kokkos_DIR:/ {print $2}' "$build/CMakeCache.txt" 2>/dev/null)
+  grep -qE '^set\(Kokkos_DEVICES .*CUDA' "$kokkos_dir/KokkosConfigCommon.cmake" 2>/dev/null ||
+    say "warning: $build does not look like a CUDA build (its Kokkos, ${kokkos_dir:-unknown}, lists no CUDA device)"
   rm -rf "$out" && mkdir -p "$out/bin" "$out/lib"
   cp "${bins[@]}" "$out/bin/"
   # Every shared library outside the C runtime and the GPU driver: a bare
