@@ -42,9 +42,7 @@ build="build-cuda"
 report="$build/ptxas"
 
 timed "dependencies" bash scripts/install-deps.sh
-timed "Kokkos + Kokkos Kernels with CUDA ($prefix)" bash scripts/build-kokkos.sh \
-  "$third_party/kokkos-$kokkos_version.tar.gz" "$prefix" cuda \
-  "$third_party/kokkos-kernels-$kokkos_version.tar.gz"
+timed "Kokkos + Kokkos Kernels with CUDA ($prefix)" kokkos_from_archives cuda "$prefix"
 # Release: the instances' -O3 applies as in the README's build; no debug
 # info, which nvcc makes slowly and nothing here reads.
 timed "configure kbt" cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \

@@ -23,9 +23,7 @@ build="build-openmp"
 
 # kbt's other dependencies (HDF5, yaml-cpp, GoogleTest, ...): a no-op when present.
 timed "dependencies" bash scripts/install-deps.sh
-timed "Kokkos + Kokkos Kernels ($prefix)" bash scripts/build-kokkos.sh \
-  "$third_party/kokkos-$kokkos_version.tar.gz" "$prefix" openmp \
-  "$third_party/kokkos-kernels-$kokkos_version.tar.gz"
+timed "Kokkos + Kokkos Kernels ($prefix)" kokkos_from_archives openmp "$prefix"
 timed "configure kbt" cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DKokkos_ROOT="$prefix" -DKBT_ENABLE_BENCHMARKS=OFF "${compiler_cache_args[@]}"
 timed "build kbt" cmake --build "$build" -j"$(nproc)"
