@@ -81,29 +81,34 @@ function(kbt_strict_floating_point target)
   endif()
 endfunction()
 
-# A Kokkos whose default-constructed Views crash (kokkos/kokkos#7464, GCC 12 with
-# the mdspan-based View) is refused here rather than by a segfault in the first
-# sweep. Run once per Kokkos installation; -DKBT_CHECK_KOKKOS_VIEWS=OFF skips it
-# (e.g. when cross-compiling).
-option(KBT_CHECK_KOKKOS_VIEWS "Check at configure time that this Kokkos' Views work with this compiler" ON)
 # A CUDA Kokkos used through its launch compiler (-DKokkos_ROOT alone, no
-# nvcc_wrapper as CMAKE_CXX_COMPILER): Kokkos swaps the compiler per target,
-# but a try_run project gets Kokkos' nvcc flags with the host compiler
-# (`c++: error: unrecognized command-line option '-arch=sm_90'`). The probe's
-# subject, GCC 12 with the mdspan View, is then the host compiler's; it is
-# skipped with this message rather than failing the configuration.
-# The launch compiler hands a compile to nvcc_wrapper only when the command
-# starts with the C++ compiler itself; behind a compiler launcher (ccache,
-# `env ... ccache`) it runs the host compiler with nvcc's flags
-# (`c++: error: unrecognized command-line option '-arch=sm_90'`). Said here,
-# before the first compile.
-if("CUDA" IN_LIST KBT_KOKKOS_DEVICES AND NOT CMAKE_CXX_COMPILER MATCHES "nvcc" AND CMAKE_CXX_COMPILER_LAUNCHER)
+# nvcc_wrapper as CMAKE_CXX_COMPILER): Kokkos swaps the compiler per
+# translation unit, and only when the command starts with the C++ compiler
+# itself. Behind a compiler launcher (ccache, `env ... ccache`) it runs the
+# host compiler with nvcc's flags (`c++: error: unrecognized command-line
+# option '-arch=sm_90'`): said here, before the first compile.
+if("CUDA" IN_LIST KBT_KOKKOS_DEVICES AND NOT CMAKE_CXX_COMPILER MATCHES "nvcc")
+  set(KBT_CUDA_VIA_LAUNCH_COMPILER ON)
+else()
+  set(KBT_CUDA_VIA_LAUNCH_COMPILER OFF)
+endif()
+if(KBT_CUDA_VIA_LAUNCH_COMPILER AND CMAKE_CXX_COMPILER_LAUNCHER)
   message(FATAL_ERROR "kbt: this Kokkos compiles CUDA through its launch compiler, which cannot run behind "
     "CMAKE_CXX_COMPILER_LAUNCHER (${CMAKE_CXX_COMPILER_LAUNCHER}): configure with "
     "-DCMAKE_CXX_COMPILER=<kokkos>/bin/nvcc_wrapper to keep the launcher, or without the launcher "
     "(docs/building.md \"CUDA\")")
 endif()
-if(KBT_CHECK_KOKKOS_VIEWS AND "CUDA" IN_LIST KBT_KOKKOS_DEVICES AND NOT CMAKE_CXX_COMPILER MATCHES "nvcc")
+
+# A Kokkos whose default-constructed Views crash (kokkos/kokkos#7464, GCC 12 with
+# the mdspan-based View) is refused here rather than by a segfault in the first
+# sweep. Run once per Kokkos installation; -DKBT_CHECK_KOKKOS_VIEWS=OFF skips it
+# (e.g. when cross-compiling).
+option(KBT_CHECK_KOKKOS_VIEWS "Check at configure time that this Kokkos' Views work with this compiler" ON)
+# Through the launch compiler, a try_run project gets Kokkos' nvcc flags with
+# the host compiler as well. The probe's subject, GCC 12 with the mdspan View,
+# is then the host compiler's; it is skipped with this message rather than
+# failing the configuration.
+if(KBT_CHECK_KOKKOS_VIEWS AND KBT_CUDA_VIA_LAUNCH_COMPILER)
   message(STATUS "kbt: Kokkos View probe skipped: this CUDA Kokkos compiles through its launch compiler, "
     "which a configure-time try_run cannot use (configure with -DCMAKE_CXX_COMPILER=<kokkos>/bin/nvcc_wrapper "
     "to run it; docs/building.md \"CUDA\")")
