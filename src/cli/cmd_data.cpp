@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "cli/comma_list.hpp"
 #include "cli/commands.hpp"
 
 namespace kbt::cli {
@@ -29,19 +30,6 @@ std::map<std::string, std::string> assignments(const std::vector<std::string>& i
     auto [name, value] = split_assignment(item, option);
     if (!out.emplace(name, value).second)
       throw Error(ErrorCategory::config, std::string(option) + ": '" + name + "' given twice");
-  }
-  return out;
-}
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  if (text.empty()) return out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', start);
-    out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
   return out;
 }

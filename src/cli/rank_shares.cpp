@@ -1,8 +1,8 @@
 #include "cli/rank_shares.hpp"
 
-#include <cstdio>
-#include <sstream>
 #include <vector>
+
+#include "cli/comma_list.hpp"
 
 namespace kbt::cli {
 namespace {
@@ -13,19 +13,12 @@ std::string text_of(const RunProfile& profile, const std::string& key) {
   return "";
 }
 
-std::vector<std::string> split_commas(const std::string& list) {
-  std::vector<std::string> parts;
-  std::stringstream in(list);
-  for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
-  return parts;
-}
-
 }  // namespace
 
 std::string format_rank_shares(const RunProfile& profile) {
-  const std::vector<std::string> combos = split_commas(text_of(profile, "mpi_rank_combos"));
-  const std::vector<std::string> seconds = split_commas(text_of(profile, "mpi_rank_seconds"));
-  const std::vector<std::string> devices = split_commas(text_of(profile, "mpi_rank_devices"));
+  const std::vector<std::string> combos = split_list(text_of(profile, "mpi_rank_combos"));
+  const std::vector<std::string> seconds = split_list(text_of(profile, "mpi_rank_seconds"));
+  const std::vector<std::string> devices = split_list(text_of(profile, "mpi_rank_devices"));
   if (combos.size() < 2 || seconds.size() != combos.size() || devices.size() != combos.size()) return "";
   std::string out = "shared by " + std::to_string(combos.size()) + " MPI ranks:\n";
   for (std::size_t r = 0; r < combos.size(); ++r)
