@@ -70,6 +70,7 @@ struct SynthArgs {
   std::string exo_interval = "1d";
   std::string names, venues;
   double start_price = 100.0;
+  double listings = 0.0;
 };
 
 void add_import(CLI::App& data) {
@@ -162,8 +163,13 @@ void add_synth(CLI::App& data) {
   cmd->add_option("--exo-interval", args->exo_interval, "sampling period of the exo series")
       ->capture_default_str();
   cmd->add_option("--names", args->names, "comma-separated symbol names (one per symbol)");
-  cmd->add_option("--venues", args->venues, "comma-separated venues (one per symbol), stored in /venues");
+  cmd->add_option("--venues", args->venues,
+                  "comma-separated venues, stored in /venues: one per symbol, or fewer assigned in turn");
   cmd->add_option("--start-price", args->start_price, "price scale; each symbol starts in [0.5, 1.5) x this")
+      ->capture_default_str();
+  cmd->add_option("--listings", args->listings,
+                  "fraction of symbols listed after the first bar and, independently, delisted before the last "
+                  "(NaN outside their life)")
       ->capture_default_str();
   cmd->footer(
       "Each symbol follows a GBM whose drift and volatility switch between three regimes\n"
@@ -188,8 +194,14 @@ void add_synth(CLI::App& data) {
     o.exo_names = args->exo;
     o.exo_interval_ns = duration_option(args->exo_interval, "--exo-interval");
     o.symbols = split_list(args->names);
-    o.venues = split_list(args->venues);
+    // Fewer venues than symbols are assigned in turn (a universe on two venues);
+    // more are refused by synth_market_data, which names both counts.
+    const std::vector<std::string> venues = split_list(args->venues);
+    if (venues.size() > o.n_symbols) o.venues = venues;
+    else
+      for (std::size_t s = 0; !venues.empty() && s < o.n_symbols; ++s) o.venues.push_back(venues[s % venues.size()]);
     o.start_price = args->start_price;
+    o.listings = args->listings;
     const MarketData data = synth_market_data(o);
     write_bars_hdf5(data.bars, data.exo, args->out);
     print_written(args->out, data);

@@ -57,6 +57,7 @@ void check_options(const SynthOptions& o) {
   if (o.funding_interval_ns <= 0) bad_option("the funding interval must be positive");
   if (o.exo_interval_ns <= 0) bad_option("the exo sampling interval must be positive");
   if (!(o.start_price > 0.0) || !std::isfinite(o.start_price)) bad_option("the start price must be positive");
+  if (!(o.listings >= 0.0 && o.listings <= 1.0)) bad_option("the listings fraction must be in [0, 1]");
   if (!o.symbols.empty() && o.symbols.size() != o.n_symbols)
     bad_option(std::to_string(o.symbols.size()) + " symbol names for " + std::to_string(o.n_symbols) + " symbols");
   if (!o.venues.empty() && o.venues.size() != o.n_symbols)
@@ -146,6 +147,22 @@ MarketData synth_market_data(const SynthOptions& o) {
         bars.columns["funding_rate"][row + b] = g.funding_bias + rounded(0.0001 * z_fund);
       price = c_px;
     }
+  }
+
+  // Listings and delistings, from a stream of their own, so that the prices do
+  // not depend on them: listed at a bar of the first half, delisted at a bar of
+  // the second, so that every symbol trades at least one bar.
+  for (std::size_t s = 0; s < o.n_symbols && o.listings > 0.0; ++s) {
+    detail::NormalSource rng(stream_seed(o.seed, 3, s));
+    const double u_list = rng.uniform(), at_list = rng.uniform();
+    const double u_delist = rng.uniform(), at_delist = rng.uniform();
+    const std::size_t half = n / 2;
+    const std::size_t first = u_list < o.listings ? static_cast<std::size_t>(at_list * static_cast<double>(half)) : 0;
+    const std::size_t end =
+        u_delist < o.listings ? half + 1 + static_cast<std::size_t>(at_delist * static_cast<double>(n - half - 1)) : n;
+    for (auto& [name, column] : bars.columns)
+      for (std::size_t b = 0; b < n; ++b)
+        if (b < first || b >= end) column[s * n + b] = nan;
   }
 
   // Exo: a slow log random walk sampled every exo_interval_ns, offset by a

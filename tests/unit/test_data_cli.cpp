@@ -185,8 +185,19 @@ TEST(DataCli, SynthBadOptionsAreOneErrorAndNoFile) {
   expect_one_error(kbt::test::run_kbt("data synth --out '" + out + "' --freq 1y"), "config", {"--freq '1y'"});
   expect_one_error(kbt::test::run_kbt("data synth --out '" + out + "' --symbols 0"), "config", {"symbols"});
   expect_one_error(kbt::test::run_kbt("data synth --out '" + out + "' --start 2021-13-01"), "config", {"--start"});
-  expect_one_error(kbt::test::run_kbt("data synth --out '" + out + "' --symbols 2 --venues a"), "config", {"1 venues"});
+  expect_one_error(kbt::test::run_kbt("data synth --out '" + out + "' --symbols 2 --venues a,b,c"), "config", {"3 venues"});
+  expect_one_error(kbt::test::run_kbt("data synth --out '" + out + "' --listings 2"), "config", {"listings"});
   EXPECT_TRUE(dir.files().empty());
+}
+
+// Fewer venues than symbols are assigned in turn (docs/data-format.md "Synthetic data").
+TEST(DataCli, SynthAssignsFewerVenuesInTurn) {
+  kbt::test::TempDir dir;
+  const std::string out = dir.file("s.h5");
+  const auto r = kbt::test::run_kbt("data synth --out '" + out + "' --symbols 5 --bars 20 --venues binance,okx");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const kbt::BarData bars = kbt::load_bars_hdf5(out);
+  EXPECT_EQ(bars.venues, (std::vector<std::string>{"binance", "okx", "binance", "okx", "binance"}));
 }
 
 // The `kbt data synth ... --out data/sample.h5` command as written in docs/data-format.md.

@@ -90,6 +90,48 @@ TEST(DataSynth, FundingDoesNotChangePrices) {
     EXPECT_TRUE(kbt::test::same_bits(plain.columns.at(name), rich.columns.at(name))) << name;
 }
 
+// --listings (docs/data-format.md "Listings"): late listings and early
+// delistings are NaN runs at the ends of a symbol's row, in every column,
+// each symbol trades at least one bar, and the prices where it trades are
+// those of the same options without listings.
+TEST(DataSynth, ListingsAreNanOutsideEachSymbolsLifeAndLeavePricesAlone) {
+  auto o = options(60, 300, kHourNs, 4);
+  o.funding = true;
+  const auto plain = kbt::synth_bars(o);
+  o.listings = 0.4;
+  const auto listed = kbt::synth_bars(o);
+  const std::size_t n = o.n_bars;
+  std::size_t late = 0, early = 0;
+  for (std::size_t s = 0; s < o.n_symbols; ++s) {
+    const auto& close = listed.columns.at("close");
+    std::size_t first = n, end = 0;
+    for (std::size_t b = 0; b < n; ++b)
+      if (!std::isnan(close[s * n + b])) first = std::min(first, b), end = b + 1;
+    ASSERT_LT(first, end) << "symbol " << s << " never trades";
+    late += first > 0 ? 1 : 0;
+    early += end < n ? 1 : 0;
+    EXPECT_LT(first, n / 2);
+    EXPECT_GT(end, n / 2);
+    for (const auto& name : kbt::required_bar_columns())
+      for (std::size_t b = 0; b < n; ++b) {
+        const double got = listed.columns.at(name)[s * n + b], was = plain.columns.at(name)[s * n + b];
+        if (b < first || b >= end) EXPECT_TRUE(std::isnan(got)) << name << " symbol " << s << " bar " << b;
+        else EXPECT_TRUE(kbt::test::same_bits({got}, {was})) << name << " symbol " << s << " bar " << b;
+      }
+    for (std::size_t b = 0; b < n; ++b)
+      if (b < first || b >= end) EXPECT_TRUE(std::isnan(listed.columns.at("funding_rate")[s * n + b]));
+  }
+  // About 40 % each way: neither none nor all.
+  EXPECT_GT(late, 10u);
+  EXPECT_LT(late, 40u);
+  EXPECT_GT(early, 10u);
+  EXPECT_LT(early, 40u);
+  for (const double bad : {-0.1, 1.5, std::nan("")}) {
+    o.listings = bad;
+    EXPECT_THROW(kbt::synth_bars(o), kbt::Error) << bad;
+  }
+}
+
 TEST(DataSynth, FundingAtEveryEightHourMark) {
   // Hourly bars from midnight: bars 0, 8, 16, ...; 15-minute bars: every 32nd; daily bars: every bar.
   for (auto [bar_ns, every] : {std::pair<std::int64_t, std::size_t>{kHourNs, 8}, {kHourNs / 4, 32}, {24 * kHourNs, 1}}) {

@@ -157,6 +157,10 @@ struct SynthOptions {
   std::vector<std::string> exo_names;                        // one random walk each
   std::int64_t exo_interval_ns = 24LL * 3600LL * 1000000000LL;  // exo sampling period
   double start_price = 100.0;
+  // Fraction of symbols listed after the first bar, and independently of
+  // symbols delisted before the last: NaN in every column outside their life
+  // (docs/data-format.md "Listings"). 0: every symbol trades every bar.
+  double listings = 0.0;
 };
 
 // Name of the i-th default synthetic symbol: AAA, BBB, ..., ZZZ for i < 26,
