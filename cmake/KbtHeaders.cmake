@@ -31,10 +31,13 @@ set(KBT_HEADERS
   kbt/data/time_format.hpp
   kbt/data/time_zone.hpp
   kbt/job/sweep_job.hpp
+  kbt/kernels/detail/cross_section_fold.hpp
+  kbt/kernels/detail/cross_section_ops.hpp
   kbt/kernels/detail/fold_inputs.hpp
   kbt/kernels/detail/fold_task.hpp
   kbt/kernels/detail/per_bar_fold.hpp
   kbt/kernels/detail/shared_start_sums.hpp
+  kbt/kernels/detail/sorted_counts.hpp
   kbt/kernels/detail/recursive_fold.hpp
   kbt/kernels/detail/recursive_ops.hpp
   kbt/kernels/detail/rolling_extremum.hpp
@@ -88,7 +91,6 @@ set(KBT_HEADERS
   kbt/sweep/detail/hoisted_rows.hpp
   kbt/sweep/detail/kernel_sweeper.hpp
   kbt/sweep/detail/sweep_functor.hpp
-  kbt/sweep/detail/sorted_counts.hpp
   kbt/sweep/detail/top_k_keys.hpp
   kbt/sweep/detail/window_sweep.hpp
   kbt/sweep/chunk_exchange.hpp

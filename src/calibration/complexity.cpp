@@ -3,6 +3,7 @@
 // (docs/calibration.md, docs/sweep.md "Where each series lives").
 
 #include <kbt/calibration/calibration.hpp>
+#include <kbt/kernels/hoisting_plan.hpp>
 
 #include <cstdio>
 #include <vector>
@@ -41,14 +42,12 @@ double window_reads(const Program& p, const Instr& i) {
 StrategyComplexity strategy_complexity(const Program& p, std::size_t n_symbols, const SimulationSettings& sim) {
   StrategyComplexity c;
   c.n_symbols = n_symbols;
-  std::vector<bool> hoisted(p.code.size(), false);
-  for (const HoistedSeries& h : p.hoisted)
-    if (window_varies(h.window_kind)) hoisted[static_cast<std::size_t>(h.reg)] = true;
+  const std::vector<kernels::HoistedRegister> hoisted = kernels::hoisted_registers(p);
   std::vector<bool> scan_in_thread(p.scans.size(), false);
   for (std::size_t r = 0; r < p.code.size(); ++r) {
     const Instr& i = p.code[r];
     if (!i.is_series) continue;  // scalars: once per combo, not per bar
-    if (hoisted[r]) {
+    if (hoisted[r].fold >= 0) {
       ++c.hoisted;  // one read of the combo's row per bar
     } else if (i.depends_on_params) {
       ++c.streamed;  // evaluated in-thread, bar by bar

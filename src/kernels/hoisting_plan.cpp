@@ -27,6 +27,24 @@ int HoistingStage::series_index(std::int32_t reg, std::int64_t window) const {
   return -1;
 }
 
+std::vector<HoistedRegister> hoisted_registers(const Program& program) {
+  std::vector<HoistedRegister> hoisted(program.code.size());
+  for (const HoistedSeries& h : program.hoisted)
+    if (window_varies(h.window_kind)) hoisted[static_cast<std::size_t>(h.reg)].fold = h.reg;
+  for (std::size_t r = 0; r < program.code.size(); ++r) {  // register order: inputs come first
+    const Instr& i = program.code[r];
+    if (op_info(i.op).family != OpFamily::cross_sectional || i.frame != 0 || i.a < 0) continue;
+    const HoistedRegister& in = hoisted[static_cast<std::size_t>(i.a)];
+    if (in.fold < 0 || program.code[static_cast<std::size_t>(in.fold)].frame != 0 ||
+        in.cross_section.n == CrossSectionChain::capacity)
+      continue;
+    HoistedRegister& out = hoisted[r];
+    out = in;
+    out.cross_section.ops[out.cross_section.n++] = i.op;
+  }
+  return hoisted;
+}
+
 std::vector<HoistingStage> make_hoisting_plan(const Program& program, std::int32_t frame) {
   // Stage of every hoisted register: 0 unless it reads another hoisted one.
   std::map<std::int32_t, int> stage_of;

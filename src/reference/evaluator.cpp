@@ -139,10 +139,14 @@ class Evaluator {
     for (std::size_t f = 1; f < p.frame_ns.size(); ++f) grids_[f] = timeframe_grid(d_->timestamps, p.frame_ns[f]);
   }
 
-  void run_all(bool scalars_only, const ReferenceCacheAccess* cache = nullptr) {
+  // Which registers run_all computes.
+  enum class Only { everything, scalars, param_free_series };
+
+  void run_all(Only only, const ReferenceCacheAccess* cache = nullptr) {
     for (std::size_t r = 0; r < p_.code.size(); ++r) {
       const Instr& i = p_.code[r];
-      if (scalars_only && i.is_series) continue;
+      if (only == Only::scalars && i.is_series) continue;
+      if (only == Only::param_free_series && i.is_series && i.depends_on_params) continue;
       long key = 0;
       if (cache && cache->enabled() && cacheable(i, key)) {
         const auto reg = static_cast<std::int32_t>(r);
@@ -440,7 +444,7 @@ StrategyOutputs evaluate_strategy_reference(const Program& program, const BarDat
                                             const double* param_values, ReferenceSeriesCache* cache) {
   Evaluator ev(program, &data, param_values);
   const ReferenceCacheAccess access(cache, program, data);
-  ev.run_all(false, &access);
+  ev.run_all(Evaluator::Only::everything, &access);
   StrategyOutputs out;
   out.form = program.form;
   out.n_symbols = data.n_symbols();
@@ -460,7 +464,7 @@ StrategyOutputs evaluate_strategy_reference(const Program& program, const BarDat
 bool constraints_hold(const Program& program, const double* param_values) {
   if (program.constraints.empty()) return true;
   Evaluator ev(program, nullptr, param_values);
-  ev.run_all(true);
+  ev.run_all(Evaluator::Only::scalars);
   for (std::int32_t r : program.constraints) {
     const auto& v = ev.registers()[static_cast<std::size_t>(r)];
     if (v.empty() || !(v[0] == 1.0)) return false;
@@ -470,7 +474,7 @@ bool constraints_hold(const Program& program, const double* param_values) {
 
 std::vector<double> scalar_registers_reference(const Program& program, const double* param_values) {
   Evaluator ev(program, nullptr, param_values);
-  ev.run_all(true);
+  ev.run_all(Evaluator::Only::scalars);
   std::vector<double> out(program.code.size(), std::numeric_limits<double>::quiet_NaN());
   for (std::size_t r = 0; r < out.size(); ++r) {
     const auto& v = ev.registers()[r];
@@ -483,14 +487,21 @@ std::vector<double> evaluate_expression_reference(const Program& program, const 
                                                   const double* param_values) {
   if (program.expression < 0) throw Error(ErrorCategory::internal, "program has no expression output");
   Evaluator ev(program, &data, param_values);
-  ev.run_all(false);
+  ev.run_all(Evaluator::Only::everything);
   return ev.full(program.expression);
 }
 
 std::vector<std::vector<double>> evaluate_registers_reference(const Program& program, const BarData& data,
                                                               const double* param_values) {
   Evaluator ev(program, &data, param_values);
-  ev.run_all(false);
+  ev.run_all(Evaluator::Only::everything);
+  return std::move(ev.registers());
+}
+
+std::vector<std::vector<double>> evaluate_param_free_registers_reference(const Program& program, const BarData& data,
+                                                                         const double* param_values) {
+  Evaluator ev(program, &data, param_values);
+  ev.run_all(Evaluator::Only::param_free_series);
   return std::move(ev.registers());
 }
 

@@ -4,6 +4,8 @@
 
 #include "reference/evaluator_series_ops.hpp"
 
+#include <algorithm>
+
 #include <kbt/core/detail/scalar_math.hpp>
 #include <kbt/lang/scalar_ops.hpp>
 
@@ -215,23 +217,27 @@ Row atr(const Row& high, const Row& low, const Row& close, long w) {
 }
 
 Row cs_rank(const Row& x) {
+  // Each valid value's count of valid values below it and equal to it, found
+  // by binary search in the sorted valid values: O(N log N) a bar, the same
+  // integers as comparing every pair (-0 and +0 compare equal either way).
+  std::vector<double> sorted;
+  for (double v : x)
+    if (!isnan(v)) sorted.push_back(v);
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t valid = sorted.size();
   Row y(x.size(), nan);
-  std::size_t valid = 0;
-  for (double v : x) valid += isnan(v) ? 0 : 1;
   for (std::size_t i = 0; i < x.size(); ++i) {
     if (isnan(x[i])) continue;
-    std::size_t less = 0, equal = 0;
-    for (double v : x) {
-      if (isnan(v)) continue;
-      if (v < x[i]) ++less;
-      else if (v == x[i]) ++equal;
-    }
     // Average 1-based rank of the tie group, scaled so that the lowest valid value
     // is 0 and the highest 1; a lone valid value is 0.5.
     if (valid == 1) {
       y[i] = 0.5;
       continue;
     }
+    const auto first = std::lower_bound(sorted.begin(), sorted.end(), x[i]);
+    const auto last = std::upper_bound(first, sorted.end(), x[i]);
+    const auto less = static_cast<std::size_t>(first - sorted.begin());
+    const auto equal = static_cast<std::size_t>(last - first);
     const double rank = static_cast<double>(less) + (static_cast<double>(equal) + 1.0) / 2.0;
     y[i] = (rank - 1.0) / static_cast<double>(valid - 1);
   }

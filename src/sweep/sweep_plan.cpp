@@ -53,14 +53,12 @@ SweepPlan make_sweep_plan(const Program& p, const BarData& bars) {
   plan.ring_capacity.assign(n_regs, 0);
   plan.state_offset.assign(n_regs, -1);
 
-  std::vector<bool> hoisted(n_regs, false);
-  for (const HoistedSeries& h : p.hoisted)
-    if (window_varies(h.window_kind)) hoisted[static_cast<std::size_t>(h.reg)] = true;
+  const std::vector<kernels::HoistedRegister> hoisted = kernels::hoisted_registers(p);
 
   for (std::size_t r = 0; r < n_regs; ++r) {
     const Instr& i = p.code[r];
     if (!i.is_series) plan.home[r] = RegisterHome::scalar;
-    else if (hoisted[r]) plan.home[r] = RegisterHome::hoisted;
+    else if (hoisted[r].fold >= 0) plan.home[r] = RegisterHome::hoisted;
     else if (!i.depends_on_params) plan.home[r] = RegisterHome::materialized;
     else plan.home[r] = RegisterHome::streamed;
   }
@@ -92,22 +90,30 @@ SweepPlan make_sweep_plan(const Program& p, const BarData& bars) {
   for (std::size_t r = 0; r < n_regs; ++r)
     any_materialized = any_materialized || (needed[r] && plan.home[r] == RegisterHome::materialized);
   std::vector<std::vector<double>> regs;
-  if (any_hoisted || any_materialized) regs = evaluate_registers_reference(p, bars, first_combo.data());
+  if (any_hoisted || any_materialized) regs = evaluate_param_free_registers_reference(p, bars, first_combo.data());
   for (std::size_t r = 0; r < n_regs; ++r) {
     if (!(needed[r] && plan.home[r] == RegisterHome::materialized)) continue;
     plan.home_index[r] = static_cast<std::int32_t>(plan.materialized.size());
     plan.materialized.push_back(regs[r]);
   }
 
-  // Hoisted series: one per distinct window value. Here only their fold
-  // requests and the stages' inputs; the fold kernels (include/kbt/kernels/,
-  // bit-identical to the reference evaluator) compute them on the sweep's own
-  // space, a tile of windows at a time (sweep/hoisted_series.hpp).
+  // Hoisted series: one per distinct window value of the hoisted registers the
+  // kernel reads (a fold only a hoisted cross-section reads is computed inside
+  // that cross-section's request). Here only their fold requests and the
+  // stages' inputs; the fold kernels (include/kbt/kernels/, bit-identical to
+  // the reference evaluator) compute them on the sweep's own space, a tile of
+  // windows at a time (sweep/detail/hoisted_rows.hpp).
   for (std::size_t frame = 0; frame < std::max<std::size_t>(p.frame_ns.size(), 1); ++frame) {
     for (const kernels::HoistingStage& stage : kernels::make_hoisting_plan(p, static_cast<std::int32_t>(frame))) {
+      // Per entry, the needed registers computed from its fold.
+      std::vector<std::vector<std::int32_t>> reads(stage.entries.size());
       bool wanted = false;
-      for (const auto& e : stage.entries)
-        wanted = wanted || window_varies(p.code[static_cast<std::size_t>(e.reg)].window_kind);
+      for (std::size_t k = 0; k < stage.entries.size(); ++k)
+        for (std::size_t r = 0; r < n_regs; ++r)
+          if (needed[r] && hoisted[r].fold == stage.entries[k].reg) {
+            reads[k].push_back(static_cast<std::int32_t>(r));
+            wanted = true;
+          }
       if (!wanted) continue;
       const std::size_t nb = frame == 0 ? bars.n_bars() : timeframe_grid(bars.timestamps, p.frame_ns[frame]).begin.size();
       SweepPlan::FoldStage fs;
@@ -121,26 +127,31 @@ SweepPlan make_sweep_plan(const Program& p, const BarData& bars) {
       }
       const auto stage_index = static_cast<std::int32_t>(plan.fold_stages.size());
       plan.fold_stages.push_back(std::move(fs));
-      for (const auto& e : stage.entries) {
-        const std::size_t r = static_cast<std::size_t>(e.reg);
-        if (!window_varies(p.code[r].window_kind)) continue;
-        plan.home_index[r] = static_cast<std::int32_t>(plan.hoisted_regs.size());
-        plan.hoisted_regs.push_back(e.reg);
-        plan.hoisted_window_kind.push_back(p.code[r].window_kind);
-        plan.hoisted_window_param.push_back(p.code[r].window);
-        plan.hoisted_windows.push_back(e.windows);
-        plan.hoisted_stage.push_back(stage_index);
-        std::vector<kernels::FoldRequest> requests;
-        for (const int idx : e.series) requests.push_back(stage.requests[static_cast<std::size_t>(idx)]);
-        plan.hoisted_requests.push_back(std::move(requests));
+      for (std::size_t k = 0; k < stage.entries.size(); ++k) {
+        const auto& e = stage.entries[k];
+        const Instr& fold = p.code[static_cast<std::size_t>(e.reg)];
+        for (const std::int32_t r : reads[k]) {
+          plan.home_index[static_cast<std::size_t>(r)] = static_cast<std::int32_t>(plan.hoisted_regs.size());
+          plan.hoisted_regs.push_back(r);
+          plan.hoisted_window_kind.push_back(fold.window_kind);
+          plan.hoisted_window_param.push_back(fold.window);
+          plan.hoisted_windows.push_back(e.windows);
+          plan.hoisted_stage.push_back(stage_index);
+          std::vector<kernels::FoldRequest> requests;
+          for (const int idx : e.series) {
+            requests.push_back(stage.requests[static_cast<std::size_t>(idx)]);
+            requests.back().cross_section = hoisted[static_cast<std::size_t>(r)].cross_section;
+          }
+          plan.hoisted_requests.push_back(std::move(requests));
+        }
       }
     }
   }
   for (const WindowKind k : plan.hoisted_window_kind)
     if (k == WindowKind::scalar) plan.window_code = p.code;
-  for (const HoistedSeries& h : p.hoisted)
-    if (window_varies(h.window_kind) && plan.home_index[static_cast<std::size_t>(h.reg)] < 0)
-      throw Error(ErrorCategory::internal, "hoisted register " + std::to_string(h.reg) + " has no fold plan");
+  for (std::size_t r = 0; r < n_regs; ++r)
+    if (needed[r] && plan.home[r] == RegisterHome::hoisted && plan.home_index[r] < 0)
+      throw Error(ErrorCategory::internal, "hoisted register " + std::to_string(r) + " has no fold plan");
 
   // Windows below an op's minimum are refused before any work, as the reference
   // evaluator refuses them (rolling_std and zscore need 2 values, lag 0, others 1).

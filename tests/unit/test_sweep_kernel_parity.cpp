@@ -7,6 +7,7 @@
 #include <kbt/data/data_io.hpp>
 #include <kbt/core/execution_spaces.hpp>
 #include <kbt/lang/compiler.hpp>
+#include <kbt/lang/op_table.hpp>
 #include <kbt/config/param_grid.hpp>
 #include <kbt/reference/evaluator.hpp>
 #include <kbt/reference/simulator.hpp>
@@ -20,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -106,6 +108,71 @@ TEST(SweepParityFeatures, StreamedOpsOnGappyMultiAssetDataWithFunding) {
 // params, on streamed ops (input depends on a param), hoisted ops (param-free
 // input, one series per distinct value, atr included) and in a higher
 // timeframe, on gappy multi-asset data; every metric's bits as the reference's.
+// Cross-sectional ops over hoisted series are hoisted with them (docs/kernels.md
+// "Hoisted cross-sections"): one series per window value, computed by the
+// cross-section fold; on gappy multi-asset data, chains included, every
+// metric's bits as the reference's, on every space.
+TEST(SweepParityFeatures, HoistedCrossSectionsGiveTheReferenceBits) {
+  const char* yaml = R"(data: unused.h5
+strategy:
+  params:
+    a: {values: [3, 8]}
+    b: {values: [2, 5, 9]}
+  signals:
+    mom: roc(close, a)
+    rank: cs_rank(mom)
+    z: cs_zscore(rolling_std(close, b))
+    dm: cs_rank(cs_demean(lag(close, b)))
+  position: where(rank >= 0.6, 1, where(rank <= 0.4, -1, 0)) * 0.5 + clip(z * 0.1 + dm * 0.2, -0.5, 0.5)
+simulation:
+  fee_bps: {binance: 7.5, okx: 9}
+  max_gross_leverage: 1
+  weighting: equal
+)";
+  const auto bars = gappy_bars(700);
+  const Case c = prepare_yaml(yaml, bars, 6);
+  ASSERT_EQ(c.ids.size(), 6u);
+  const auto plan = kbt::make_sweep_plan(c.program, c.bars);
+  for (const std::int32_t r : plan.streamed)
+    EXPECT_NE(kbt::op_info(c.program.code[static_cast<std::size_t>(r)].op).family, kbt::OpFamily::cross_sectional)
+        << "register " << r << " is a cross-section in the thread";
+  std::size_t chains = 0, longest = 0;
+  for (const auto& requests : plan.hoisted_requests) {
+    chains += requests.front().cross_section.n > 0 ? 1 : 0;
+    longest = std::max<std::size_t>(longest, static_cast<std::size_t>(requests.front().cross_section.n));
+  }
+  EXPECT_EQ(chains, 3u);
+  EXPECT_EQ(longest, 2u);
+  for (const auto& d : devices()) expect_parity(c, d);
+}
+
+// The universe example (configs/universe_momentum.yaml) as written, on a
+// smaller universe of the same kind: 40 symbols on two venues, 30 % listed
+// late and 30 % delisted early (kbt data synth --listings).
+TEST(SweepParityFeatures, UniverseExampleGivesTheReferenceBits) {
+  std::ifstream in(std::string(KBT_SOURCE_DIR) + "/configs/universe_momentum.yaml");
+  std::stringstream yaml;
+  yaml << in.rdbuf();
+  ASSERT_NE(yaml.str().find("cs_rank"), std::string::npos);
+  kbt::SynthOptions o;
+  o.n_symbols = 40;
+  o.n_bars = 600;
+  o.bar_ns = 86400LL * 1000000000LL;
+  o.seed = 3;
+  o.listings = 0.3;
+  for (std::size_t s = 0; s < o.n_symbols; ++s) o.venues.push_back(s % 2 ? "okx" : "binance");
+  const kbt::BarData bars = kbt::synth_bars(o);
+  std::size_t gaps = 0;
+  for (const double v : bars.columns.at("close")) gaps += std::isnan(v) ? 1 : 0;
+  ASSERT_GT(gaps, 1000u);
+  const Case c = prepare_yaml(yaml.str(), bars, 6);
+  ASSERT_EQ(c.ids.size(), 6u);
+  const auto plan = kbt::make_sweep_plan(c.program, c.bars);
+  ASSERT_EQ(plan.hoisted_requests.size(), 1u);  // the ranks only: the momentum is not kept on its own
+  EXPECT_EQ(plan.hoisted_requests.front().front().cross_section.n, 1);
+  for (const auto& d : devices()) expect_parity(c, d);
+}
+
 TEST(SweepParityFeatures, WindowExpressionsGiveTheReferenceBits) {
   const char* yaml = R"(data: unused.h5
 strategy:
@@ -568,7 +635,7 @@ TEST(SeriesParity, CrossSectionalRanksOfManySymbolsGiveTheReferenceBits) {
   std::vector<kbt::ParamSpec> params(1);
   params[0].name = "a", params[0].values = {1, 3}, params[0].is_integer = true;
   int ties = 0, gaps = 0;
-  for (const char* text : {"cs_rank(lag(close, a))",                          // ties and NaN
+  for (const char* text : {"cs_rank(lag(close, a) * a)",                      // ties and NaN
                            "cs_rank(sign(close - lag(close, a)) * 0)",        // -0, +0 (and NaN)
                            "cs_rank(where(close > lag(close, a), log(close - close), close))"}) {  // -inf among values
     const kbt::Program program =
@@ -595,6 +662,50 @@ TEST(SeriesParity, CrossSectionalRanksOfManySymbolsGiveTheReferenceBits) {
   }
   EXPECT_GT(ties, 1000);
   EXPECT_GT(gaps, 1000);
+}
+
+// The same cases hoisted (docs/kernels.md "Hoisted cross-sections"): the
+// cross-section of a hoisted series is computed once per window value by the
+// cross-section fold, in place after the fold, chains of them included; every
+// value has the reference's bits on every space.
+TEST(SeriesParity, HoistedCrossSectionsOfManySymbolsGiveTheReferenceBits) {
+  kbt::SynthOptions o;
+  o.n_symbols = 64;
+  o.n_bars = 150;
+  o.seed = 12;
+  kbt::BarData bars = kbt::synth_bars(o);
+  const std::size_t n = o.n_bars;
+  for (const char* col : {"open", "high", "low", "close", "volume"}) {
+    auto& v = bars.columns.at(col);
+    for (std::size_t s = 0; s < o.n_symbols; ++s)
+      for (std::size_t t = 0; t < n; ++t) {
+        double& x = v[s * n + t];
+        x = std::floor(x / 4) * 4 + 4;                                              // ties in every bar
+        if ((s % 7 == 3 && t < 40) || (s % 11 == 5 && t > 110)) x = std::nan("");  // listed late, delisted early
+      }
+  }
+  std::vector<kbt::ParamSpec> params(1);
+  params[0].name = "a", params[0].values = {2, 5}, params[0].is_integer = true;
+  for (const char* text : {"cs_rank(lag(close, a))", "cs_rank(roc(close, a))", "cs_zscore(lag(close, a))",
+                           "cs_demean(rolling_std(close, a))", "cs_rank(lag(sign(close - lag(close, 1)) * 0, a))",
+                           "cs_rank(cs_demean(sma(close, a)))", "cs_zscore(cs_rank(cs_demean(roc(close, a))))"}) {
+    const kbt::Program program =
+        kbt::compile_expression(kbt::SourceText{text, "<test>", 1, 1}, kbt::schema_of(bars), params);
+    const kbt::SweepPlan plan = kbt::make_sweep_plan(program, bars);
+    ASSERT_TRUE(plan.streamed.empty()) << text << ": the cross-section must be hoisted";
+    ASSERT_EQ(plan.home[static_cast<std::size_t>(program.expression)], kbt::RegisterHome::hoisted) << text;
+    int defined = 0;
+    for (double a : {2.0, 5.0}) {
+      const std::vector<double> values{a};
+      const auto ref = kbt::evaluate_expression_reference(program, bars, values.data());
+      for (const double y : ref) defined += std::isnan(y) ? 0 : 1;
+      for (const auto& d : devices()) {
+        const auto got = kbt::evaluate_register_kernel_on(d, false, program, plan, bars, values, program.expression);
+        EXPECT_TRUE(same_series(ref, got)) << d << ": " << text << " with a=" << a;
+      }
+    }
+    EXPECT_GT(defined, 5000) << text;
+  }
 }
 
 TEST(SeriesParity, EvalCliOnAKokkosSpaceWritesTheReferenceOutput) {

@@ -3,9 +3,10 @@
 // a sweep needs is computed once, for every symbol and bar, into one device
 // View [n_series][n_sym][n_bars] that the sweep kernels read. The View is
 // allocated once, in the constructor; compute() may run again on new inputs of
-// the same shape. One compute() is at most four kernel launches on one
+// the same shape. One compute() is at most five kernel launches on one
 // execution-space instance (sums sharing their start, other per-bar ops,
-// rolling min/max, recursive ops).
+// rolling min/max, recursive ops), then one for the cross-section chains
+// (cs_rank(roc(close, w)): detail/cross_section_fold.hpp).
 //
 //   kbt::kernels::FoldHoister<Kokkos::DefaultExecutionSpace, double> hoist(
 //       {{FoldOp::rolling_mean, close, 20}, {FoldOp::rolling_std, close, 20}},
@@ -26,6 +27,7 @@
 #include <kbt/core/error.hpp>
 #include <kbt/core/detail/upload.hpp>
 #include <kbt/kernels/fold_request.hpp>
+#include <kbt/kernels/detail/cross_section_fold.hpp>
 #include <kbt/kernels/detail/fold_task.hpp>
 #include <kbt/kernels/detail/per_bar_fold.hpp>
 #include <kbt/kernels/detail/recursive_fold.hpp>
@@ -69,6 +71,11 @@ inline void validate_fold_request(const FoldRequest& r, int n_inputs) {
   } else if (r.high != -1 || r.low != -1) {
     bad(ErrorCategory::internal, "high/low are only read by atr; leave them -1");
   }
+  if (r.cross_section.n < 0 || r.cross_section.n > CrossSectionChain::capacity)
+    bad(ErrorCategory::internal, "cross-section chain of " + std::to_string(r.cross_section.n) + " ops");
+  for (int k = 0; k < r.cross_section.n; ++k)
+    if (op_info(r.cross_section.ops[k]).family != OpFamily::cross_sectional)
+      bad(ErrorCategory::internal, "a cross-section chain holds cross-sectional ops only");
 }
 
 template <class ExecSpace, class Real = double>
@@ -95,6 +102,7 @@ class FoldHoister {
     if (n_inputs < 0 || n_symbols < 0 || n_bars < 0)
       throw Error(ErrorCategory::internal, "FoldHoister: negative extent");
     std::vector<FoldTask> sums, per_bar, extremum, recursive;
+    std::vector<CrossSectionTask> cross_sections;
     for (const FoldRequest& r : requests) {
       validate_fold_request(r, n_inputs);
       if (find(r) >= 0) continue;
@@ -102,6 +110,7 @@ class FoldHoister {
       index_.emplace(r, index);
       distinct_.push_back(r);
       const FoldTask task{r.op, r.input, r.window, r.high, r.low, index};
+      if (r.cross_section.n > 0) cross_sections.push_back(CrossSectionTask{index, r.cross_section});
       switch (family_of(r.op)) {
         case FoldFamily::shared_start_sum: sums.push_back(task); break;
         case FoldFamily::per_bar: per_bar.push_back(task); break;
@@ -132,6 +141,8 @@ class FoldHoister {
     per_bar_ = kbt::detail::upload_1d<FoldTask, memory_space>(per_bar, "kbt::fold_tasks_per_bar");
     extremum_ = kbt::detail::upload_1d<FoldTask, memory_space>(extremum, "kbt::fold_tasks_extremum");
     recursive_ = kbt::detail::upload_1d<FoldTask, memory_space>(recursive, "kbt::fold_tasks_recursive");
+    cross_sections_ =
+        kbt::detail::upload_1d<CrossSectionTask, memory_space>(cross_sections, "kbt::fold_tasks_cross_sections");
 
     // Rolling min/max work items: n_sym x blocks(window) per task.
     std::vector<std::int64_t> offsets(extremum.size() + 1, 0);
@@ -170,6 +181,9 @@ class FoldHoister {
       RecursiveFold<ExecSpace, Real> f{inputs, series_, recursive_, n_sym_, n_bars_};
       Kokkos::parallel_for("kbt::fold::recursive", policy(exec, 0, f.size()), f);
     }
+    // After the folds, on the same instance: the chains transform their finished series.
+    if (cross_sections_.extent(0) > 0 && n_sym_ > 0 && n_bars_ > 0)
+      CrossSectionFold<ExecSpace, Real>{series_, cross_sections_, n_sym_, n_bars_}.launch(exec);
     exec.fence();
   }
   void compute(const input_view& inputs) const { compute(ExecSpace(), inputs); }
@@ -189,9 +203,10 @@ class FoldHoister {
 
   std::size_t n_series() const { return distinct_.size(); }
   std::size_t bytes() const { return series_.span() * sizeof(Real); }
-  // Kernel launches one compute() makes (0..4).
+  // Kernel launches one compute() makes (0..5).
   int launches() const {
-    return (sums_.extent(0) > 0) + (per_bar_.extent(0) > 0) + (extremum_.extent(0) > 0) + (recursive_.extent(0) > 0);
+    return (sums_.extent(0) > 0) + (per_bar_.extent(0) > 0) + (extremum_.extent(0) > 0) + (recursive_.extent(0) > 0) +
+           (cross_sections_.extent(0) > 0);
   }
 
  private:
@@ -213,6 +228,7 @@ class FoldHoister {
   typename views::task_view recursive_;
   typename views::offset_view extremum_offsets_;
   std::int64_t extremum_items_ = 0;
+  Kokkos::View<const CrossSectionTask*, memory_space> cross_sections_;
 };
 
 }  // namespace kbt::kernels

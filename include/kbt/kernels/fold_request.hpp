@@ -16,25 +16,50 @@ namespace kbt::kernels {
 // the op table.
 using FoldOp = OpCode;
 
+// Cross-sectional ops applied in order, bar by bar, to a fold's series
+// (docs/kernels.md "Hoisted cross-sections"): cs_rank(roc(close, w)) is the
+// fold {roc, close, w} followed by cs_rank. Empty for a plain fold.
+struct CrossSectionChain {
+  static constexpr int capacity = 3;
+  int n = 0;
+  OpCode ops[capacity] = {};
+
+  friend bool operator==(const CrossSectionChain& a, const CrossSectionChain& b) {
+    if (a.n != b.n) return false;
+    for (int k = 0; k < a.n; ++k)
+      if (a.ops[k] != b.ops[k]) return false;
+    return true;
+  }
+  friend bool operator<(const CrossSectionChain& a, const CrossSectionChain& b) {
+    if (a.n != b.n) return a.n < b.n;
+    for (int k = 0; k < a.n; ++k)
+      if (a.ops[k] != b.ops[k]) return a.ops[k] < b.ops[k];
+    return false;
+  }
+};
+
 // One hoisted series. `input` indexes the first dimension of the input View
 // ([n_inputs][n_sym][n_bars]); for atr it is the close series and `high` /
 // `low` name the other two inputs (unused, -1, for every other op).
 // `window` is the window length w, at least the op's minimum (min_window).
+// `cross_section`, when not empty, transforms the series after the fold.
 struct FoldRequest {
   FoldOp op = FoldOp::rolling_mean;
   int input = 0;
   int window = 1;
   int high = -1;
   int low = -1;
+  CrossSectionChain cross_section{};
 
   friend bool operator==(const FoldRequest& a, const FoldRequest& b) {
     return a.op == b.op && a.input == b.input && a.window == b.window &&
-           a.high == b.high && a.low == b.low;
+           a.high == b.high && a.low == b.low && a.cross_section == b.cross_section;
   }
   friend bool operator!=(const FoldRequest& a, const FoldRequest& b) { return !(a == b); }
   // A total order, so that requests key ordered maps (each distinct one a series).
   friend bool operator<(const FoldRequest& a, const FoldRequest& b) {
-    return std::tie(a.op, a.input, a.window, a.high, a.low) < std::tie(b.op, b.input, b.window, b.high, b.low);
+    return std::tie(a.op, a.input, a.window, a.high, a.low, a.cross_section) <
+           std::tie(b.op, b.input, b.window, b.high, b.low, b.cross_section);
   }
 };
 
@@ -47,7 +72,9 @@ inline std::string describe(const FoldRequest& r) {
   } else {
     s += "input " + std::to_string(r.input);
   }
-  return s + ", " + std::to_string(r.window) + ")";
+  s += ", " + std::to_string(r.window) + ")";
+  for (int k = 0; k < r.cross_section.n; ++k) s += std::string(" then ") + to_string(r.cross_section.ops[k]);
+  return s;
 }
 
 }  // namespace kbt::kernels

@@ -51,6 +51,18 @@ struct HoistingStage {
   int series_index(std::int32_t reg, std::int64_t window) const;
 };
 
+// Which registers a sweep hoists out of the combos' threads, one series per
+// distinct window value (docs/sweep.md "Where each register lives"): a windowed
+// op of param-free input whose window varies over the grid (Program::hoisted),
+// and a base-timeframe cross-sectional op over such a series, chains of up to
+// CrossSectionChain::capacity ops (cs_rank(roc(close, w)), docs/kernels.md
+// "Hoisted cross-sections"). The one rule for the sweep plan and the cost model.
+struct HoistedRegister {
+  std::int32_t fold = -1;           // the windowed register whose fold it starts from; -1: not hoisted
+  CrossSectionChain cross_section;  // applied to the fold's series, bar by bar
+};
+std::vector<HoistedRegister> hoisted_registers(const Program& program);
+
 // The stages that compute every hoisted series of `frame` (empty when there is
 // none), in dependency order.
 std::vector<HoistingStage> make_hoisting_plan(const Program& program, std::int32_t frame = 0);

@@ -65,6 +65,13 @@ std::vector<std::vector<double>> evaluate_registers_reference(const Program& pro
                                                               const BarData& data,
                                                               const double* param_values);
 
+// The scalar registers and the series that depend on no param; a series that
+// depends on params is left empty. What a sweep plan needs (its materialized
+// series and the hoisted folds' inputs) without any combo's own series.
+std::vector<std::vector<double>> evaluate_param_free_registers_reference(const Program& program,
+                                                                         const BarData& data,
+                                                                         const double* param_values);
+
 // The base bars of a higher timeframe (docs/language.md "htf"): htf bar j covers base bars
 // [begin[j], end[j]); visible[b] is the htf bar exposed at base bar b (the last
 // completed one) or -1 when none is complete yet.

@@ -46,6 +46,29 @@ KOKKOS_INLINE_FUNCTION void heap_sort(const Keys& keys, int n) {
   }
 }
 
+// Sorts entries 0..n by value, ascending, by insertion: O(n + inversions), for
+// entries nearly in order already (the previous bar's order of a slowly
+// changing cross-section, docs/kernels.md "Hoisted cross-sections"). Gives up
+// once it has shifted more than `budget` entries, leaving a permutation of
+// them, and returns false: the caller sorts them another way.
+template <class Keys>
+KOKKOS_INLINE_FUNCTION bool insertion_sort(const Keys& keys, int n, long budget) {
+  long shifted = 0;
+  for (int k = 1; k < n; ++k) {
+    if (shifted > budget) return false;
+    const auto value = keys.value(k), symbol = keys.symbol(k);
+    int j = k;
+    for (; j > 0 && value < keys.value(j - 1); --j) {
+      keys.value(j) = keys.value(j - 1);
+      keys.symbol(j) = keys.symbol(j - 1);
+    }
+    shifted += k - j;
+    keys.value(j) = value;
+    keys.symbol(j) = symbol;
+  }
+  return true;
+}
+
 // Calls group(first, size) for each run of equal values of the n sorted
 // entries: `first` values lie below the run.
 template <class Keys, class Group>

@@ -12,13 +12,13 @@
 // the execution space and the real type.
 
 #include <kbt/core/detail/scalar_math.hpp>
+#include <kbt/kernels/detail/cross_section_ops.hpp>
 #include <kbt/kernels/detail/recursive_ops.hpp>
 #include <kbt/kernels/detail/window_ops.hpp>
 #include <kbt/lang/program.hpp>
 #include <kbt/lang/scalar_ops.hpp>
 #include <kbt/simulation/portfolio_step.hpp>
 #include <kbt/sweep/detail/compared_select.hpp>
-#include <kbt/sweep/detail/sorted_counts.hpp>
 #include <kbt/sweep/sweep_plan.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -291,66 +291,11 @@ struct BlockEvaluator {
     KOKKOS_FORCEINLINE_FUNCTION Real& symbol(int k) const { return cur(i, offset + n_sym + k); }
   };
 
+  // One bar of a cross-sectional op over streamed input (kernels/detail/cross_section_ops.hpp).
   KOKKOS_INLINE_FUNCTION void cross_sectional(int i, int r, const Instr& ins, int t, int b) const {
-    const Real nan = ops::nan<Real>();
-    if (ins.op == OpCode::cs_rank) {
-      // The valid values and their symbols sorted in this combo's scratch,
-      // then one walk over the tie groups (sorted_counts.hpp): O(N log N) a bar.
-      const RankKeys keys{cur, i, rank_keys, n_sym};
-      int valid = 0;
-      for (int s = 0; s < n_sym; ++s) {
-        const Real v = value(i, ins.a, s, t, b);
-        out(i, r, s, b) = nan;
-        if (math::isnan(v)) continue;
-        keys.value(valid) = v;
-        keys.symbol(valid) = Real(s);
-        ++valid;
-      }
-      detail::heap_sort(keys, valid);
-      detail::for_each_tie_group(keys, valid, [&](int less, int equal) {
-        Real y = Real(0.5);
-        if (valid > 1) {
-          const Real rank = Real(less) + (Real(equal) + Real(1)) / Real(2);
-          y = (rank - Real(1)) / Real(valid - 1);
-        }
-        for (int k = less; k < less + equal; ++k) out(i, r, int(keys.symbol(k)), b) = y;
-      });
-      return;
-    }
-    Real sum = 0;
-    int count = 0;
-    for (int s = 0; s < n_sym; ++s) {
-      const Real v = value(i, ins.a, s, t, b);
-      if (math::isnan(v)) continue;
-      sum = count == 0 ? v : sum + v;
-      ++count;
-    }
-    const Real mean = count == 0 ? nan : sum / Real(count);
-    if (ins.op == OpCode::cs_demean) {
-      for (int s = 0; s < n_sym; ++s) {
-        const Real v = value(i, ins.a, s, t, b);
-        out(i, r, s, b) = math::isnan(v) ? nan : v - mean;
-      }
-      return;
-    }
-    // cs_zscore
-    Real sd = nan;
-    if (count >= 2) {
-      Real ss = 0;
-      bool first_valid = true;
-      for (int s = 0; s < n_sym; ++s) {
-        const Real v = value(i, ins.a, s, t, b);
-        if (math::isnan(v)) continue;
-        const Real d = v - mean;
-        ss = first_valid ? d * d : ss + d * d;
-        first_valid = false;
-      }
-      sd = math::sqrt(ss / Real(count - 1));
-    }
-    for (int s = 0; s < n_sym; ++s) {
-      const Real v = value(i, ins.a, s, t, b);
-      out(i, r, s, b) = (count < 2 || math::isnan(v)) ? nan : ops::div<Real>(v - mean, sd);
-    }
+    const auto get = [&](int s) { return value(i, ins.a, s, t, b); };
+    const auto put = [&](int s, Real y) { out(i, r, s, b) = y; };
+    kernels::detail::cross_section_op<Real>(ins.op, n_sym, get, put, RankKeys{cur, i, rank_keys, n_sym});
   }
 
   // ---- scans (reference run_scan / run_tape) ---------------------------------
