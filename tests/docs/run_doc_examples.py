@@ -19,9 +19,9 @@ nearest non-blank line before a block changes how it runs:
       where every need is present, run the block without its `cmake --build`
       lines, then build only OBJECT in BUILD (a build dir the block
       configures); else not run.
-A need is `mpi` (this build has MPI: --mpi, and mpirun on PATH),
-`python:MODULE` (importable), a path (it has a /) that exists, or a command
-on PATH.
+A need is `mpi` (this build has MPI: --mpi, and mpirun on PATH), `openmp`
+(`kbt info` lists it), `python:MODULE` (importable), a path (it has a /) that
+exists, or a command on PATH.
 
 A marker without a reason, one that does not parse, or one followed by no
 example fails the run, as does any failing or timed-out example, and a run
@@ -178,11 +178,15 @@ def missing_needs(example, env, args):
     def present(need):
         if need == "mpi":
             return args.mpi and shutil.which("mpirun", path=env["PATH"])
+        if need == "openmp":
+            info = subprocess.run([args.kbt, "info"], env=env, capture_output=True, text=True).stdout
+            return re.search(r"^\s+openmp\s", info, re.M) is not None
         if need.startswith("python:"):
             return subprocess.run([args.python, "-c", "import " + need[len("python:"):]], env=env,
                                   capture_output=True).returncode == 0
         return os.path.exists(need) if "/" in need else shutil.which(need, path=env["PATH"])
-    return [("an MPI build" if n == "mpi" else n) for n in example.needs if not present(n)]
+    names = {"mpi": "MPI in this build", "openmp": "OpenMP in this build"}
+    return [names.get(n, n) for n in example.needs if not present(n)]
 
 
 def run_example(example, args):
