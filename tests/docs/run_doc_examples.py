@@ -15,9 +15,9 @@ nearest non-blank line before a block changes how it runs:
   <!-- example: not run: REASON -->
   <!-- example: setup: SHELL COMMAND -->     run first, in the scratch dir
   <!-- example: needs NEED[, NEED ...] -->   run where every need is present
-  <!-- example: compile-only BUILD/OBJECT; needs NEED[, ...]: REASON -->
+  <!-- example: compile-only BUILD/OBJECT ...; needs NEED[, ...]: REASON -->
       where every need is present, run the block without its `cmake --build`
-      lines, then build only OBJECT in BUILD (a build dir the block
+      lines, then build only each OBJECT in its BUILD (a build dir the block
       configures); else not run.
 A need is `mpi` (this build has MPI: --mpi, and mpirun on PATH), `openmp`
 (`kbt info` lists it), `python:MODULE` (importable), a path (it has a /) that
@@ -42,7 +42,7 @@ import time
 SHELL_TAGS = {"sh", "bash", "console"}
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
 MARKER = re.compile(r"^\s*<!--\s*example\s*:(.*?)-->\s*$")
-COMPILE_ONLY = re.compile(r"^compile-only\s+(\S+)\s*;\s*needs\s+([^:]+):\s*(\S.*)$")
+COMPILE_ONLY = re.compile(r"^compile-only\s+([^;]+);\s*needs\s+([^:]+):\s*(\S.*)$")
 
 
 class Example:
@@ -65,7 +65,7 @@ def parse_marker(example, errors):
         example.needs = [n.strip() for n in body[len("needs "):].split(",") if n.strip()]
     elif COMPILE_ONLY.match(body):
         m = COMPILE_ONLY.match(body)
-        example.mode, example.object, example.reason = "compile-only", m.group(1), m.group(3).strip()
+        example.mode, example.object, example.reason = "compile-only", m.group(1).split(), m.group(3).strip()
         example.needs = [n.strip() for n in m.group(2).split(",") if n.strip()]
     else:
         errors.append(f"{example.where()}: malformed example marker (a reason is required): <!-- example:{example.marker}-->")
@@ -214,8 +214,9 @@ def run_example(example, args):
             text = shell_text(example)
             if example.mode == "compile-only":  # the full build is CI's; one object here
                 text = "".join(l for l in text.splitlines(True) if not l.lstrip().startswith("cmake --build"))
-                build_dir, obj = example.object.split("/", 1)
-                text += f"cmake --build {build_dir} --target {obj}\n"
+                for target in example.object:
+                    build_dir, obj = target.split("/", 1)
+                    text += f"cmake --build {build_dir} --target {obj}\n"
         with open(script, "w", encoding="utf-8") as f:
             f.write(text)
         steps.append(("example", ["python3", script] if example.tag == "python" else ["bash", "-e", script]))
