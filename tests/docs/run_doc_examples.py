@@ -48,7 +48,7 @@ COMPILE_ONLY = re.compile(r"^compile-only\s+([^;]+);\s*needs\s+([^:]+):\s*(\S.*)
 class Example:
     def __init__(self, path, line, tag, text, marker):
         self.path, self.line, self.tag, self.text, self.marker = path, line, tag, text, marker
-        self.mode, self.reason, self.setup, self.object, self.needs = "run", None, None, None, []
+        self.mode, self.reason, self.setup, self.objects, self.needs = "run", None, None, [], []
 
     def where(self):
         return f"{self.path}:{self.line}"
@@ -65,7 +65,7 @@ def parse_marker(example, errors):
         example.needs = [n.strip() for n in body[len("needs "):].split(",") if n.strip()]
     elif COMPILE_ONLY.match(body):
         m = COMPILE_ONLY.match(body)
-        example.mode, example.object, example.reason = "compile-only", m.group(1).split(), m.group(3).strip()
+        example.mode, example.objects, example.reason = "compile-only", m.group(1).split(), m.group(3).strip()
         example.needs = [n.strip() for n in m.group(2).split(",") if n.strip()]
     else:
         errors.append(f"{example.where()}: malformed example marker (a reason is required): <!-- example:{example.marker}-->")
@@ -214,7 +214,7 @@ def run_example(example, args):
             text = shell_text(example)
             if example.mode == "compile-only":  # the full build is CI's; one object here
                 text = "".join(l for l in text.splitlines(True) if not l.lstrip().startswith("cmake --build"))
-                for target in example.object:
+                for target in example.objects:
                     build_dir, obj = target.split("/", 1)
                     text += f"cmake --build {build_dir} --target {obj}\n"
         with open(script, "w", encoding="utf-8") as f:
