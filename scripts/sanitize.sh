@@ -16,5 +16,7 @@ cmake --build build-asan -j"$(nproc)"
 export ASAN_OPTIONS="allocator_may_return_null=1:halt_on_error=1:abort_on_error=1:detect_leaks=1:detect_stack_use_after_return=1:strict_init_order=1:check_initialization_order=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 # The `build` label (header self-containment, install + downstream) checks the
-# build, not runtime behaviour; the normal stage runs it.
-ctest --test-dir build-asan --output-on-failure -j"$(nproc)" -LE build
+# build, not runtime behaviour; the normal stage runs it. So does `docs`: the
+# documented examples are the README's build's (docs/testing.md), with time limits
+# sized for it, not for -O1 with sanitizers.
+ctest --test-dir build-asan --output-on-failure -j"$(nproc)" -LE 'build|docs'
