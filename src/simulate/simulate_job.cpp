@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "data/hdf5_storage_checks.hpp"
 #include "data/hdf5_support.hpp"
 #include "data/isolated_read.hpp"
 #include "data/portable_random.hpp"
@@ -49,6 +50,11 @@ Actions read_actions_here(const std::string& path, const std::string& dataset) {
   const bool filtered = dcpl.valid() && H5Pget_nfilters(dcpl) > 0;
   detail::check_declared_bytes(set, elements * static_cast<double>(H5Tget_size(type)), filtered,
                                "dataset /" + dataset, path, elements * sizeof(double));
+  // Storage that disagrees with the shape makes libhdf5 read past its own
+  // buffers (fuzz_actions: a 2,048-byte chunk indexed as 44 raw bytes), as in
+  // data files.
+  detail::check_storage_fits_file(set, path, "/" + dataset);
+  detail::check_storage_holds_extent(set, dims, H5Tget_size(type), path, "/" + dataset);
   Actions a;
   a.n_trials = dims[0];
   a.n_symbols = rank == 3 ? dims[1] : 1;
