@@ -1,11 +1,14 @@
 // The calibration file: YAML, one per machine (docs/calibration.md has the
-// format). Every problem in a file is a kbt::Error(config) naming file:line:col.
+// format). kbt wrote it and reads it back, so every problem in one is damage:
+// a kbt::Error(data_format) naming file:line:col and the key.
 
 #include <kbt/core/atomic_output.hpp>
 #include <kbt/calibration/calibration.hpp>
 #include <kbt/core/error.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +16,7 @@
 
 #include "config/number_text.hpp"
 #include "config/yaml_document.hpp"
+#include "data/utf8.hpp"
 
 namespace kbt {
 namespace {
@@ -180,7 +184,9 @@ std::string format_calibration(const Calibration& c) {
   return o.str();
 }
 
-Calibration parse_calibration(const std::string& yaml_text, const std::string& source_name) {
+namespace {
+
+Calibration parse_calibration_here(const std::string& yaml_text, const std::string& source_name) {
   const YamlDocument doc(yaml_text, source_name);
   const Reader r(doc);
   Calibration c;
@@ -238,7 +244,46 @@ Calibration parse_calibration(const std::string& yaml_text, const std::string& s
   return c;
 }
 
+// A calibration file of the largest ladder is a few tens of KiB; anything far
+// bigger is not one (and is not read into memory whole).
+constexpr std::uintmax_t kLargestCalibrationFile = 16u << 20;
+
+}  // namespace
+
+Calibration parse_calibration(const std::string& yaml_text, const std::string& source_name) {
+  // YAML is UTF-8, and the file's text goes on into run profiles and Python
+  // strings; yaml-cpp itself passes any byte through.
+  if (const std::size_t bad = detail::first_non_utf8(yaml_text); bad != std::string::npos) {
+    const std::size_t newline = bad == 0 ? std::string::npos : yaml_text.rfind('\n', bad - 1);
+    const auto line = 1 + std::count(yaml_text.begin(), yaml_text.begin() + static_cast<std::ptrdiff_t>(bad), '\n');
+    const std::size_t column = newline == std::string::npos ? bad + 1 : bad - newline;
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned char>(yaml_text[bad]));
+    throw Error(ErrorCategory::data_format, source_name + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                                                ": not UTF-8 text (byte " + byte + "): the file is damaged");
+  }
+  // The YAML document and the reader report config errors, as for a config;
+  // here the same messages say that kbt's own file is damaged.
+  try {
+    return parse_calibration_here(yaml_text, source_name);
+  } catch (const Error& e) {
+    if (e.category() != ErrorCategory::config) throw;
+    throw Error(ErrorCategory::data_format, e.what());
+  }
+}
+
 Calibration read_calibration_file(const std::string& path) {
+  // Not a regular file (/dev/zero, a FIFO) would be read without end.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw Error(ErrorCategory::io, "cannot read calibration file '" + path + "': " +
+                                       (std::filesystem::exists(path, ec) ? "not a regular file" : "no such file"));
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) throw Error(ErrorCategory::io, "cannot read calibration file '" + path + "': " + ec.message());
+  if (size > kLargestCalibrationFile)
+    throw Error(ErrorCategory::data_format,
+                path + ": " + std::to_string(size) +
+                    " bytes, far more than a calibration file holds: not one kbt wrote, or damaged");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorCategory::io, "cannot read calibration file '" + path + "'");
   std::ostringstream text;

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
+
+#include <unistd.h>
 
 namespace kbt::detail {
 namespace {
@@ -92,6 +95,31 @@ std::string describe_dims(const std::vector<hsize_t>& dims) {
   std::string out;
   for (hsize_t d : dims) out += "[" + std::to_string(d) + "]";
   return out;
+}
+
+// Deflate's largest ratio (RFC 1951: 258-byte matches in 2-bit codes, ~1032:1).
+constexpr double kMostDeflated = 1032;
+
+void check_declared_bytes(hid_t obj, double bytes, bool stored_compressed, const std::string& what,
+                          const std::string& path, double memory_bytes) {
+  const auto fail = [&](const std::string& why) { throw Error(ErrorCategory::data_format, path + ": " + why); };
+  H5Id file(H5Iget_file_id(obj), H5Fclose);
+  hsize_t file_bytes = 0;
+  if (file < 0 || H5Fget_filesize(file, &file_bytes) < 0) fail("cannot tell the size of the file");
+  const double stored_at_most = static_cast<double>(file_bytes) * (stored_compressed ? kMostDeflated : 1.0);
+  const double memory = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGESIZE));
+  // As text without a cast: a damaged size can exceed what an integer holds.
+  const auto text = [](double v) {
+    char s[40];
+    std::snprintf(s, sizeof s, "%.0f", v);
+    return std::string(s);
+  };
+  if (!(bytes <= stored_at_most))
+    fail(what + " declares " + text(bytes) + " bytes, more than a file of " + std::to_string(file_bytes) +
+         " bytes can hold: the file is damaged");
+  const double allocated = memory_bytes < 0 ? bytes : memory_bytes;
+  if (memory > 0 && !(allocated <= memory))
+    fail(what + " declares " + text(allocated) + " bytes, more than this machine's memory: the file is damaged");
 }
 
 }  // namespace kbt::detail

@@ -90,6 +90,15 @@ void write_numeric_dataset(hid_t parent, const std::string& name, hid_t file_typ
 void write_string_dataset(hid_t parent, const std::string& name, const std::vector<std::string>& values,
                           const std::string& path);
 
+// What a damaged file declares is checked before it is allocated: `bytes` of
+// `what` must fit the file holding `obj` (1,032 times it when the object may be
+// deflated) and this machine's memory; kbt::Error(data_format) "<path>: <what>
+// declares N bytes, ..." otherwise. `memory_bytes`, when given, is what reading
+// it allocates where that differs (a conversion to a wider type). The results,
+// checkpoint and actions readers.
+void check_declared_bytes(hid_t obj, double bytes, bool stored_compressed, const std::string& what,
+                          const std::string& path, double memory_bytes = -1);
+
 // "int32", "uint64", "float64", "string", "compound", ... for messages.
 std::string describe_h5_type(hid_t type);
 // "[3][20000]", "scalar" for rank 0.

@@ -80,7 +80,8 @@ class PipeSink final : public detail::MarketDataSink {
 };
 
 // The child's side: read, send, leave. Never returns.
-[[noreturn]] void child_main(int fd, const std::function<void(detail::MarketDataSink&)>& read) {
+[[noreturn]] void child_main(int fd, const std::string& path,
+                             const std::function<void(detail::MarketDataSink&)>& read) {
   // Diagnostics of a crashing child (a sanitizer report, a libhdf5 message)
   // are not the user's: the parent reports the one error that matters.
   const int null_fd = ::open("/dev/null", O_WRONLY);
@@ -93,7 +94,7 @@ class PipeSink final : public detail::MarketDataSink {
   } catch (const Error& e) {
     out.error(e.category(), e.what());
   } catch (const std::bad_alloc&) {
-    out.error(ErrorCategory::limit, "out of memory while reading the file");
+    out.error(ErrorCategory::limit, path + ": out of memory while reading the file");
   } catch (const std::exception& e) {
     out.error(ErrorCategory::internal, std::string("unexpected exception: ") + e.what());
   } catch (...) {
@@ -136,7 +137,7 @@ MarketData read_isolated(const std::string& path, const std::function<void(Marke
   }
   if (pid == 0) {
     ::close(fds[0]);
-    child_main(fds[1], read);
+    child_main(fds[1], path, read);
   }
   ::close(fds[1]);
   WireMessage message;

@@ -11,10 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
-
-#include <unistd.h>
 
 namespace kbt::detail {
 
@@ -42,27 +39,7 @@ H5Id no_time_tracking() {
 // Rows per block when the writer generates or copies rows.
 constexpr std::uint64_t kBlockRows = 65536;
 
-// Deflate's largest ratio (RFC 1951: 258-byte matches in 2-bit codes, ~1032:1).
-constexpr double kMostDeflated = 1032;
-
 }  // namespace
-
-void check_declared_bytes(hid_t obj, double bytes, bool stored_compressed, const std::string& what,
-                          const std::string& path) {
-  H5Id file(H5Iget_file_id(obj), H5Fclose);
-  hsize_t file_bytes = 0;
-  if (file < 0 || H5Fget_filesize(file, &file_bytes) < 0) fail_read(path, "cannot tell the size of the file");
-  const double stored_at_most = static_cast<double>(file_bytes) * (stored_compressed ? kMostDeflated : 1.0);
-  const double memory = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGESIZE));
-  // As text without a cast: a damaged size can exceed what an integer holds.
-  char declared[40];
-  std::snprintf(declared, sizeof declared, "%.0f", bytes);
-  if (!(bytes <= stored_at_most))
-    fail_read(path, what + " declares " + declared + " bytes, more than a file of " + std::to_string(file_bytes) +
-                        " bytes can hold: the file is damaged");
-  if (memory > 0 && !(bytes <= memory))
-    fail_read(path, what + " declares " + declared + " bytes, more than this machine's memory: the file is damaged");
-}
 
 H5Id make_group(hid_t parent, const std::string& name, const std::string& path) {
   // Members listed in the order written (h5py, h5ls --sort-by=creation_order):

@@ -58,11 +58,7 @@ void write_u64_attribute(hid_t parent, const std::string& name, std::uint64_t va
 void set_u64_attribute(hid_t parent, const std::string& name, std::uint64_t value, const std::string& path);
 
 // Reading (kbt::Error(data_format) naming the file and the object).
-// What a damaged file declares is checked before it is allocated: `bytes` of
-// `what` must fit the file holding `obj` (1,032 times it when the object may be
-// deflated) and this machine's memory.
-void check_declared_bytes(hid_t obj, double bytes, bool stored_compressed, const std::string& what,
-                          const std::string& path);
+// Sizes are checked first (check_declared_bytes, data/hdf5_support.hpp).
 bool has_attribute(hid_t obj, const std::string& name);
 std::string read_string_attribute(hid_t obj, const std::string& name, const std::string& path);
 double read_number_attribute(hid_t obj, const std::string& name, const std::string& path);

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "data/hdf5_storage_checks.hpp"
 #include "data/hdf5_support.hpp"
 #include "data/isolated_read.hpp"
 #include "data/portable_random.hpp"
@@ -26,8 +27,10 @@ Actions read_actions_here(const std::string& path, const std::string& dataset) {
   const auto fail = [&](const std::string& why) {
     throw Error(ErrorCategory::data_format, path + ": /" + dataset + ": " + why);
   };
+  if (H5Fis_hdf5(path.c_str()) <= 0) throw Error(ErrorCategory::data_format, path + ": not an HDF5 file (or unreadable)");
   detail::H5Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (!file.valid()) throw Error(ErrorCategory::data_format, path + ": not an HDF5 file (or unreadable)");
+  if (!file.valid())
+    throw Error(ErrorCategory::data_format, path + ": cannot open as HDF5 (file is corrupt or truncated)");
   if (H5Lexists(file, dataset.c_str(), H5P_DEFAULT) <= 0) fail("no such dataset (simulate.dataset names it)");
   detail::H5Id set(H5Dopen2(file, dataset.c_str(), H5P_DEFAULT), H5Dclose);
   if (!set.valid()) fail("not a dataset");
@@ -38,7 +41,20 @@ Actions read_actions_here(const std::string& path, const std::string& dataset) {
   const int rank = H5Sget_simple_extent_ndims(space);
   if (rank != 2 && rank != 3) fail("actions are [trials][symbols][bars] (or [trials][bars] for one symbol)");
   std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
-  H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+  if (H5Sget_simple_extent_dims(space, dims.data(), nullptr) != rank) fail("cannot read its shape (file is corrupt)");
+  // A damaged shape must not reach the allocator (nor wrap around size_t):
+  // the elements as stored must fit the file, as float64 this machine's memory.
+  double elements = 1;
+  for (const hsize_t d : dims) elements *= static_cast<double>(d);
+  detail::H5Id dcpl(H5Dget_create_plist(set), H5Pclose);
+  const bool filtered = dcpl.valid() && H5Pget_nfilters(dcpl) > 0;
+  detail::check_declared_bytes(set, elements * static_cast<double>(H5Tget_size(type)), filtered,
+                               "dataset /" + dataset, path, elements * sizeof(double));
+  // Storage that disagrees with the shape makes libhdf5 read past its own
+  // buffers (fuzz_actions: a 2,048-byte chunk indexed as 44 raw bytes), as in
+  // data files.
+  detail::check_storage_fits_file(set, path, "/" + dataset);
+  detail::check_storage_holds_extent(set, dims, H5Tget_size(type), path, "/" + dataset);
   Actions a;
   a.n_trials = dims[0];
   a.n_symbols = rank == 3 ? dims[1] : 1;

@@ -1,11 +1,18 @@
-# ctest driver (cmake -P): install the kbt build in KBT_BUILD_DIR into a scratch
-# prefix, build tests/downstream against it with find_package(kbt), run it and
-# check its output.
+# ctest driver (cmake -P): build tests/downstream's program as a user's project
+# would, run it and check its output. KBT_CONSUME chooses how it gets kbt:
+#   install (default): install the kbt build in KBT_BUILD_DIR into a scratch
+#     prefix, find_package(kbt) there (tests/downstream);
+#   subdirectory: add_subdirectory(KBT_SOURCE) with the Kokkos of that build
+#     (KBT_KOKKOS_DIR) and its compiler launcher (tests/downstream_subdirectory).
 foreach(_var KBT_BUILD_DIR KBT_DOWNSTREAM_SOURCE KBT_SCRATCH KBT_CXX_COMPILER KBT_GENERATOR KBT_EXPECTED_SPACES)
   if(NOT DEFINED ${_var})
     message(FATAL_ERROR "run_downstream_test.cmake: ${_var} is not set")
   endif()
 endforeach()
+
+if(NOT KBT_CONSUME)
+  set(KBT_CONSUME install)
+endif()
 
 function(run_step what)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _out)
@@ -15,12 +22,27 @@ function(run_step what)
   set(step_output "${_out}" PARENT_SCOPE)
 endfunction()
 
-file(REMOVE_RECURSE ${KBT_SCRATCH})
-set(_prefix ${KBT_SCRATCH}/prefix)
-run_step("install" ${CMAKE_COMMAND} --install ${KBT_BUILD_DIR} --prefix ${_prefix})
-
-set(_configure ${CMAKE_COMMAND} -S ${KBT_DOWNSTREAM_SOURCE} -B ${KBT_SCRATCH}/build
-  -G ${KBT_GENERATOR} -DCMAKE_PREFIX_PATH=${_prefix} -DCMAKE_CXX_COMPILER=${KBT_CXX_COMPILER})
+if(KBT_CONSUME STREQUAL "subdirectory")
+  # The sub-build is kept between runs: a rerun recompiles only what changed.
+  set(_configure ${CMAKE_COMMAND} -S ${KBT_DOWNSTREAM_SOURCE} -B ${KBT_SCRATCH}/build
+    -G ${KBT_GENERATOR} -DCMAKE_CXX_COMPILER=${KBT_CXX_COMPILER} -DKBT_SOURCE=${KBT_SOURCE}
+    -DKokkos_DIR=${KBT_KOKKOS_DIR} -DCMAKE_BUILD_TYPE=${KBT_BUILD_TYPE})
+  if(KBT_KOKKOSKERNELS_DIR)
+    list(APPEND _configure -DKokkosKernels_DIR=${KBT_KOKKOSKERNELS_DIR})
+  endif()
+  if(KBT_COMPILER_LAUNCHER)  # a list ('|'-separated here): through an initial cache, as one value
+    string(REPLACE "|" ";" _launcher "${KBT_COMPILER_LAUNCHER}")
+    file(WRITE ${KBT_SCRATCH}/launcher.cmake "set(CMAKE_CXX_COMPILER_LAUNCHER \"${_launcher}\" CACHE STRING \"\")\n")
+    list(APPEND _configure -C ${KBT_SCRATCH}/launcher.cmake)
+  endif()
+  set(KBT_MPIEXEC "")  # the sub-build has no MPI
+else()
+  file(REMOVE_RECURSE ${KBT_SCRATCH})
+  set(_prefix ${KBT_SCRATCH}/prefix)
+  run_step("install" ${CMAKE_COMMAND} --install ${KBT_BUILD_DIR} --prefix ${_prefix})
+  set(_configure ${CMAKE_COMMAND} -S ${KBT_DOWNSTREAM_SOURCE} -B ${KBT_SCRATCH}/build
+    -G ${KBT_GENERATOR} -DCMAKE_PREFIX_PATH=${_prefix} -DCMAKE_CXX_COMPILER=${KBT_CXX_COMPILER})
+endif()
 if(KBT_CXX_FLAGS)  # a sanitizer build: the static libkbt needs the same runtime
   list(APPEND _configure "-DCMAKE_CXX_FLAGS=${KBT_CXX_FLAGS}")
 endif()
@@ -28,7 +50,11 @@ if(KBT_CXX_STANDARD)
   list(APPEND _configure -DCMAKE_CXX_STANDARD=${KBT_CXX_STANDARD})
 endif()
 run_step("configure downstream" ${_configure})
+string(TIMESTAMP _start "%s")
 run_step("build downstream" ${CMAKE_COMMAND} --build ${KBT_SCRATCH}/build)
+string(TIMESTAMP _end "%s")
+math(EXPR _seconds "${_end} - ${_start}")
+message(STATUS "downstream build (${KBT_CONSUME}): ${_seconds} s")
 set(ENV{OMP_PROC_BIND} false)  # quiets Kokkos' OpenMP binding advice
 run_step("run downstream" ${KBT_SCRATCH}/build/kbt_downstream)
 

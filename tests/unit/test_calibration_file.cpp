@@ -63,7 +63,7 @@ void expect_error_at(const std::string& text, int line, const std::string& what)
     kbt::read_calibration_file(path);
     ADD_FAILURE() << "no error for:\n" << text;
   } catch (const kbt::Error& e) {
-    EXPECT_EQ(e.category(), kbt::ErrorCategory::config);
+    EXPECT_EQ(e.category(), kbt::ErrorCategory::data_format);
     const std::string msg = e.what();
     EXPECT_EQ(msg.rfind(path + ":" + std::to_string(line) + ":", 0), 0u) << msg;
     EXPECT_NE(msg.find(what), std::string::npos) << msg;

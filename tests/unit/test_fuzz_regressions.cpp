@@ -11,6 +11,7 @@
 #include <kbt/data/data_io.hpp>
 #include <kbt/core/error.hpp>
 #include <kbt/lang/compiler.hpp>
+#include <kbt/simulate/simulate_job.hpp>
 
 #include <hdf5.h>
 
@@ -230,6 +231,33 @@ TEST(FuzzRegressions, StrayCommaAtDocumentLevelIsAConfigErrorNotAHang) {
       EXPECT_EQ(e.category(), kbt::ErrorCategory::config) << e.what();
       EXPECT_EQ(std::string(e.what()).rfind("c.yaml:", 0), 0u) << e.what();
     }
+  }
+}
+
+TEST(FuzzRegressions, ActionsInputsReadOrFailCleanlyAndCloseEverything) {
+  // fuzz_actions reads both datasets of its seed's layout (tests/fuzz/fuzz_actions.cpp).
+  for (const auto& input : inputs_of("fuzz_actions"))
+    for (const char* dataset : {"actions", "deflated"}) {
+      InProcessHdf5Reads in_process;
+      expect_clean_outcome(input, [&] { (void)kbt::read_actions_hdf5(input.string(), dataset); });
+      EXPECT_EQ(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL), 0) << input;
+    }
+}
+
+TEST(FuzzRegressions, ActionsChunkStoredShortIsRefusedBeforeLibhdf5ReadsPastIt) {
+  // A flipped filter mask made the one deflated 2,048-byte chunk of /deflated
+  // read as 44 raw bytes: H5Dread copied 2,048 bytes out of libhdf5's buffer
+  // (ASan heap-buffer-overflow inside libhdf5; in a normal build, garbage
+  // actions). The data reader's storage checks now run on actions too.
+  const fs::path input = regressions("fuzz_actions") / "deflated_chunk_stored_short.h5";
+  InProcessHdf5Reads in_process;
+  try {
+    (void)kbt::read_actions_hdf5(input.string(), "deflated");
+    ADD_FAILURE() << input << ": expected a kbt::Error";
+  } catch (const kbt::Error& e) {
+    EXPECT_EQ(e.category(), kbt::ErrorCategory::data_format) << e.what();
+    EXPECT_EQ(std::string(e.what()),
+              input.string() + ": dataset /deflated: stores 44 bytes where its layout needs 2048 (file is corrupt)");
   }
 }
 

@@ -12,14 +12,13 @@
 #include <kbt/output/results.hpp>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <random>
 #include <string>
 #include <unistd.h>
 #include <vector>
 
 #include "support/cli_runner.hpp"
+#include "support/damage.hpp"
 
 namespace {
 
@@ -32,22 +31,9 @@ fs::path scratch(const std::string& name) {
   return dir;
 }
 
-std::string bytes_of(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void write_bytes(const fs::path& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-// `clean` with 8 to 64 random bits flipped (the damage that made libhdf5 crash).
-std::string flipped(const std::string& clean, std::mt19937_64& rng) {
-  std::string b = clean;
-  const int flips = 8 + static_cast<int>(rng() % 57);
-  for (int i = 0; i < flips; ++i) b[rng() % b.size()] ^= static_cast<char>(1u << (rng() % 8));
-  return b;
-}
+using kbt::test::bytes_of;
+using kbt::test::flipped;
+using kbt::test::write_bytes;
 
 struct Tally {
   int read = 0, refused = 0, crashed_in_reader = 0;

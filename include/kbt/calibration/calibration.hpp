@@ -158,10 +158,12 @@ struct Calibration {
 Calibration make_calibration(const std::vector<TimingPoint>& points, const MachineIdentity& machine);
 
 // YAML text of a calibration (docs/calibration.md), and back. Parse errors are
-// kbt::Error(config) "source:line:col: ...".
+// kbt::Error(data_format) "source:line:col: ..." (a damaged file kbt wrote).
 std::string format_calibration(const Calibration& calibration);
 Calibration parse_calibration(const std::string& yaml_text, const std::string& source_name);
-Calibration read_calibration_file(const std::string& path);         // io error when unreadable
+// io error when unreadable or not a regular file; data_format when far larger
+// than any calibration file.
+Calibration read_calibration_file(const std::string& path);
 void write_calibration_file(const std::string& path, const Calibration& calibration);  // atomic
 
 // ---------------------------------------------------------------------------

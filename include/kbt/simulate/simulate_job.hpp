@@ -23,8 +23,10 @@ struct Actions {
 // Dataset `dataset` of the HDF5 file `path`: numbers [trials][symbols][bars],
 // or [trials][bars] for data of one symbol, read as float64.
 // kbt::Error(io) for a missing file, (data_format) naming file and dataset
-// for a missing dataset or another rank or type. The shape against the
-// bars and the values are check_actions'.
+// for a missing dataset or another rank or type, a shape larger than the file
+// or this machine's memory can hold (checked before it is allocated), or a
+// damaged file; read in kbt's reader process (docs/simulate.md). The shape
+// against the bars and the values are check_actions'.
 Actions read_actions_hdf5(const std::string& path, const std::string& dataset);
 
 // The random policy of docs/simulate.md: per trial, then symbol, a new action
