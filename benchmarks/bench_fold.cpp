@@ -15,6 +15,7 @@
 #include <Kokkos_Core.hpp>
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <random>
@@ -160,6 +161,79 @@ void BM_ReferenceSma(benchmark::State& state) {
       static_cast<double>(n_windows) * kSymbols * n_bars, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// ---- hoisted cross-sections (docs/kernels.md "Hoisted cross-sections") ----
+// cs_rank(roc(close, w)) for w = 5, 10, ..., 120 (24 windows) over N symbols:
+// the fold kernel against a loop written the way a quant ranks a panel (for
+// each window and bar, std::sort of (value, symbol) pairs, ties averaged).
+
+std::vector<FoldRequest> ranked_momentum() {
+  std::vector<FoldRequest> r;
+  for (int w = 5; w <= 120; w += 5) {
+    r.push_back({FoldOp::roc, 0, w});
+    r.back().cross_section.n = 1;
+    r.back().cross_section.ops[0] = kbt::OpCode::cs_rank;
+  }
+  return r;
+}
+
+template <class Space>
+void BM_HoistRankedMomentum(benchmark::State& state) {
+  const int n_sym = static_cast<int>(state.range(0)), n_bars = static_cast<int>(state.range(1));
+  const auto host = random_walk(n_sym, n_bars);
+  Kokkos::View<double***, Kokkos::LayoutRight, typename Space::memory_space> in("bench_inputs", 1, n_sym, n_bars);
+  auto mirror = Kokkos::create_mirror_view(in);
+  for (int s = 0; s < n_sym; ++s)
+    for (int t = 0; t < n_bars; ++t) mirror(0, s, t) = host[static_cast<std::size_t>(s) * n_bars + t];
+  Kokkos::deep_copy(in, mirror);
+  FoldHoister<Space, double> hoist(ranked_momentum(), 1, n_sym, n_bars);
+  const Space exec;
+  exec.fence();
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    hoist.compute(exec, in);
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  state.counters["series_bars/s"] = benchmark::Counter(static_cast<double>(hoist.n_series()) * n_bars,
+                                                       benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_HandLoopRankedMomentum(benchmark::State& state) {
+  const int n_sym = static_cast<int>(state.range(0)), n_bars = static_cast<int>(state.range(1));
+  const auto close = random_walk(n_sym, n_bars);
+  std::vector<std::pair<double, int>> panel(static_cast<std::size_t>(n_sym));
+  std::vector<double> rank(static_cast<std::size_t>(n_sym) * n_bars);
+  for (auto _ : state) {
+    for (int w = 5; w <= 120; w += 5) {
+      for (int t = w; t < n_bars; ++t) {
+        for (int s = 0; s < n_sym; ++s) {
+          const double* row = close.data() + static_cast<std::size_t>(s) * n_bars;
+          panel[static_cast<std::size_t>(s)] = {row[t] / row[t - w] - 1.0, s};
+        }
+        std::sort(panel.begin(), panel.end());
+        for (int first = 0; first < n_sym;) {
+          int end = first + 1;
+          while (end < n_sym && panel[static_cast<std::size_t>(end)].first == panel[static_cast<std::size_t>(first)].first) ++end;
+          const double r = (first + (end - first + 1) / 2.0 - 1.0) / (n_sym - 1);
+          for (int k = first; k < end; ++k) rank[static_cast<std::size_t>(panel[static_cast<std::size_t>(k)].second) * n_bars + t] = r;
+          first = end;
+        }
+      }
+      benchmark::DoNotOptimize(rank.data());
+      benchmark::ClobberMemory();
+    }
+  }
+  state.counters["series_bars/s"] =
+      benchmark::Counter(24.0 * n_bars, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void universe_args(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"symbols", "bars"});
+  b->Args({50, 2000});
+  b->Args({500, 2000});
+  b->Args({2000, 500});
+  b->Unit(benchmark::kMillisecond);
+}
+
 void args(benchmark::internal::Benchmark* b) {
   b->ArgNames({"windows", "bars"});
   b->Args({100, 10000});
@@ -183,6 +257,9 @@ void register_space() {
         ->Apply(args)
         ->UseManualTime();
   }
+  benchmark::RegisterBenchmark(("hoist/" + space + "/fp64/ranked_momentum").c_str(), BM_HoistRankedMomentum<Space>)
+      ->Apply(universe_args)
+      ->UseManualTime();
 }
 
 }  // namespace
@@ -202,6 +279,7 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("reference_engine/sma", BM_ReferenceSma)->Apply(args);
   benchmark::RegisterBenchmark("hand_loop/definitional/sma", BM_HandLoopDefinitionalSma)->Apply(args);
   benchmark::RegisterBenchmark("hand_loop/sliding_not_bit_identical/sma", BM_HandLoopSlidingSma)->Apply(args);
+  benchmark::RegisterBenchmark("hand_loop/std_sort/ranked_momentum", BM_HandLoopRankedMomentum)->Apply(universe_args);
 
   benchmark::AddCustomContext("kokkos_version", std::to_string(KOKKOS_VERSION));
   benchmark::AddCustomContext("kokkos_default_space", Kokkos::DefaultExecutionSpace::name());

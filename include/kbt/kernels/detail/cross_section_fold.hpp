@@ -9,7 +9,9 @@
 // series: on host spaces 64, where cs_rank sorts the first bar's cross-section
 // (heap sort) and every later bar by insertion from the previous bar's order,
 // which a slowly changing signal (a momentum) barely disturbs; past a budget of
-// shifts it heap-sorts after all. On a GPU a work item is one bar. The order
+// shifts it heap-sorts after all, and heap-sorts the next 16 bars before trying
+// insertion again (an order that churns would pay for both on every bar). On a
+// GPU a work item is one bar. The order
 // only decides how the tie groups are found: the ranks have the same bits.
 // Team scratch: per cs_rank of the chain its sorted entries (2 * n_sym Reals,
 // kept from bar to bar), and n_sym ints marking the entries already taken.
@@ -44,6 +46,8 @@ struct CrossSectionFold {
   template <class T>
   using scratch_view = Kokkos::View<T*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   static constexpr int capacity = CrossSectionChain::capacity;
+  // Bars heap-sorted after an insertion gives up, before insertion is tried again.
+  static constexpr int cold_bars = 16;
 
   typename FoldViews<ExecSpace, Real>::series_view series;  // [n_series][n_sym][n_bars], transformed in place
   Kokkos::View<const CrossSectionTask*, memory_space> tasks;
@@ -79,7 +83,8 @@ struct CrossSectionFold {
     for (int s = 0; s < n_sym; ++s) taken(s) = -1;
     const CrossSectionTask task = tasks(task_index);
     int sorted[capacity];  // per op: entries kept from the previous bar, -1 none
-    for (int j = 0; j < capacity; ++j) sorted[j] = -1;
+    int cold[capacity];    // per op: bars left to heap-sort after an insertion gave up
+    for (int j = 0; j < capacity; ++j) sorted[j] = -1, cold[j] = 0;
     for (int b = b0; b < b1; ++b) {
       const auto get = [&](int s) { return series(task.series, s, b); };
       const auto put = [&](int s, Real y) { series(task.series, s, b) = y; };
@@ -90,8 +95,14 @@ struct CrossSectionFold {
           continue;
         }
         const Keys keys{room.data() + 2 * n_sym * j, n_sym};
-        sorted[j] = sorted[j] < 0 ? detail::cs_rank_of<Real>(n_sym, get, put, keys)
-                                  : rank_in_previous_order(sorted[j], (b - b0) * capacity + j, get, put, keys, taken);
+        if (sorted[j] < 0 || cold[j] > 0) {
+          cold[j] = cold[j] > 0 ? cold[j] - 1 : 0;
+          sorted[j] = detail::cs_rank_of<Real>(n_sym, get, put, keys);
+        } else {
+          bool gave_up = false;
+          sorted[j] = rank_in_previous_order(sorted[j], (b - b0) * capacity + j, get, put, keys, taken, gave_up);
+          if (gave_up) cold[j] = cold_bars;  // the order churns: do not pay for insertion on every bar
+        }
       }
     }
   }
@@ -101,7 +112,8 @@ struct CrossSectionFold {
   // that became valid; sorted by insertion (heap sort past the budget).
   template <class Get, class Put>
   KOKKOS_INLINE_FUNCTION int rank_in_previous_order(int previous, int stamp, const Get& get, const Put& put,
-                                                    const Keys& keys, const scratch_view<int>& taken) const {
+                                                    const Keys& keys, const scratch_view<int>& taken,
+                                                    bool& gave_up) const {
     int valid = 0;
     for (int k = 0; k < previous; ++k) {  // writes entry valid <= k: nothing unread is overwritten
       const int s = int(keys.symbol(k));
@@ -122,7 +134,8 @@ struct CrossSectionFold {
     }
     int log2 = 1;
     while ((1 << log2) < valid) ++log2;
-    if (!kbt::detail::insertion_sort(keys, valid, 4L * valid * log2)) kbt::detail::heap_sort(keys, valid);
+    gave_up = !kbt::detail::insertion_sort(keys, valid, 4L * valid * log2);
+    if (gave_up) kbt::detail::heap_sort(keys, valid);
     detail::put_ranks<Real>(valid, put, keys);
     return valid;
   }
