@@ -47,10 +47,7 @@ void write_seed(const char* path) {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   kbt::set_hdf5_read_isolation(kbt::Hdf5ReadIsolation::in_process);
-  if (const char* seed = std::getenv("KBT_FUZZ_WRITE_SEED")) {
-    write_seed(seed);
-    std::exit(0);
-  }
+  kbt::fuzz::write_seed_if_asked(write_seed);
   return 0;
 }
 

@@ -55,10 +55,7 @@ void write_seed(const char* path) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  if (const char* seed = std::getenv("KBT_FUZZ_WRITE_SEED")) {
-    write_seed(seed);
-    std::exit(0);
-  }
+  kbt::fuzz::write_seed_if_asked(write_seed);
   return 0;
 }
 

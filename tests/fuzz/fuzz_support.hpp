@@ -70,4 +70,14 @@ inline std::string write_scratch_file(const std::string& name, const std::uint8_
   return path;
 }
 
+// A target that makes its own seed input (so that the seed always has today's
+// format): with KBT_FUZZ_WRITE_SEED=PATH set, writes it there and exits
+// (scripts/fuzz.sh); otherwise returns and the fuzzing starts.
+inline void write_seed_if_asked(void (*write_seed)(const char* path)) {
+  if (const char* seed = std::getenv("KBT_FUZZ_WRITE_SEED")) {
+    write_seed(seed);
+    std::exit(0);
+  }
+}
+
 }  // namespace kbt::fuzz

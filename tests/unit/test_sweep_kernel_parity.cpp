@@ -612,26 +612,37 @@ TEST(SeriesParity, RandomExpressionsEvaluateToTheReferenceBitsOnEverySpace) {
   EXPECT_GE(compared, 120) << "refused " << refused;
 }
 
+namespace {
+
+// `n_symbols` symbols on a few price levels (ties in every bar), some listed
+// late and some delisted early (NaN), for the cross-sectional parity tests.
+kbt::BarData tied_universe(std::size_t n_symbols, std::size_t n_bars, std::uint64_t seed) {
+  kbt::SynthOptions o;
+  o.n_symbols = n_symbols;
+  o.n_bars = n_bars;
+  o.seed = seed;
+  kbt::BarData bars = kbt::synth_bars(o);
+  for (const char* col : {"open", "high", "low", "close", "volume"}) {
+    auto& v = bars.columns.at(col);
+    for (std::size_t s = 0; s < n_symbols; ++s)
+      for (std::size_t t = 0; t < n_bars; ++t) {
+        double& x = v[s * n_bars + t];
+        x = std::floor(x / 4) * 4 + 4;
+        if ((s % 7 == 3 && t < 40) || (s % 11 == 5 && t > 110)) x = std::nan("");
+      }
+  }
+  return bars;
+}
+
+}  // namespace
+
 // cs_rank in the thread sorts each cross-section (docs/kernels.md
 // "Cross-sectional ranks"): on 64 symbols with many ties, unlisted (NaN)
 // symbols, -0 against +0 and infinities, every rank has the bits of the
-// reference's pairwise counting, on every space.
+// reference's counts, on every space.
 TEST(SeriesParity, CrossSectionalRanksOfManySymbolsGiveTheReferenceBits) {
-  kbt::SynthOptions o;
-  o.n_symbols = 64;
-  o.n_bars = 150;
-  o.seed = 11;
-  kbt::BarData bars = kbt::synth_bars(o);
-  const std::size_t n = o.n_bars;
-  for (const char* col : {"open", "high", "low", "close", "volume"}) {
-    auto& v = bars.columns.at(col);
-    for (std::size_t s = 0; s < o.n_symbols; ++s)
-      for (std::size_t t = 0; t < n; ++t) {
-        double& x = v[s * n + t];
-        x = std::floor(x / 4) * 4 + 4;                              // few price levels: ties in every bar
-        if ((s % 7 == 3 && t < 40) || (s % 11 == 5 && t > 110)) x = std::nan("");  // listed late, delisted early
-      }
-  }
+  const std::size_t n = 150, n_symbols = 64;
+  const kbt::BarData bars = tied_universe(n_symbols, n, 11);
   std::vector<kbt::ParamSpec> params(1);
   params[0].name = "a", params[0].values = {1, 3}, params[0].is_integer = true;
   int ties = 0, gaps = 0;
@@ -648,7 +659,7 @@ TEST(SeriesParity, CrossSectionalRanksOfManySymbolsGiveTheReferenceBits) {
       const auto ref = kbt::evaluate_expression_reference(program, bars, values.data());
       for (std::size_t t = 0; t < n; ++t) {
         std::map<double, int> seen;
-        for (std::size_t s = 0; s < o.n_symbols; ++s) {
+        for (std::size_t s = 0; s < n_symbols; ++s) {
           const double y = ref[s * n + t];
           if (std::isnan(y)) ++gaps;
           else if (++seen[y] == 2) ++ties;
@@ -669,21 +680,8 @@ TEST(SeriesParity, CrossSectionalRanksOfManySymbolsGiveTheReferenceBits) {
 // cross-section fold, in place after the fold, chains of them included; every
 // value has the reference's bits on every space.
 TEST(SeriesParity, HoistedCrossSectionsOfManySymbolsGiveTheReferenceBits) {
-  kbt::SynthOptions o;
-  o.n_symbols = 64;
-  o.n_bars = 150;
-  o.seed = 12;
-  kbt::BarData bars = kbt::synth_bars(o);
-  const std::size_t n = o.n_bars;
-  for (const char* col : {"open", "high", "low", "close", "volume"}) {
-    auto& v = bars.columns.at(col);
-    for (std::size_t s = 0; s < o.n_symbols; ++s)
-      for (std::size_t t = 0; t < n; ++t) {
-        double& x = v[s * n + t];
-        x = std::floor(x / 4) * 4 + 4;                                              // ties in every bar
-        if ((s % 7 == 3 && t < 40) || (s % 11 == 5 && t > 110)) x = std::nan("");  // listed late, delisted early
-      }
-  }
+  const std::size_t n = 150;
+  const kbt::BarData bars = tied_universe(64, n, 12);
   std::vector<kbt::ParamSpec> params(1);
   params[0].name = "a", params[0].values = {2, 5}, params[0].is_integer = true;
   for (const char* text : {"cs_rank(lag(close, a))", "cs_rank(roc(close, a))", "cs_zscore(lag(close, a))",
