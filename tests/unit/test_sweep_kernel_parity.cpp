@@ -104,10 +104,6 @@ TEST(SweepParityFeatures, StreamedOpsOnGappyMultiAssetDataWithFunding) {
   for (const auto& d : devices()) expect_parity(c, d);
 }
 
-// Window expressions (docs/language.md §5): windows computed per combo from
-// params, on streamed ops (input depends on a param), hoisted ops (param-free
-// input, one series per distinct value, atr included) and in a higher
-// timeframe, on gappy multi-asset data; every metric's bits as the reference's.
 // Cross-sectional ops over hoisted series are hoisted with them (docs/kernels.md
 // "Hoisted cross-sections"): one series per window value, computed by the
 // cross-section fold; on gappy multi-asset data, chains included, every
@@ -173,6 +169,10 @@ TEST(SweepParityFeatures, UniverseExampleGivesTheReferenceBits) {
   for (const auto& d : devices()) expect_parity(c, d);
 }
 
+// Window expressions (docs/language.md §5): windows computed per combo from
+// params, on streamed ops (input depends on a param), hoisted ops (param-free
+// input, one series per distinct value, atr included) and in a higher
+// timeframe, on gappy multi-asset data; every metric's bits as the reference's.
 TEST(SweepParityFeatures, WindowExpressionsGiveTheReferenceBits) {
   const char* yaml = R"(data: unused.h5
 strategy:
