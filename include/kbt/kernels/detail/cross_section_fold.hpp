@@ -62,7 +62,7 @@ struct CrossSectionFold {
     KOKKOS_FORCEINLINE_FUNCTION Real& symbol(int k) const { return room[n_sym + k]; }
   };
 
-  int n_chunks() const { return (n_bars + chunk - 1) / chunk; }
+  KOKKOS_INLINE_FUNCTION int n_chunks() const { return (n_bars + chunk - 1) / chunk; }
 
   // Every task's series on `exec` (not fenced).
   void launch(const ExecSpace& exec) const {
