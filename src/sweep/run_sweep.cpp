@@ -322,7 +322,8 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   prof.set("checkpoint_combos", static_cast<double>(chunk));
   prof.set("chunks", static_cast<double>(driven.chunks));
   prof.set("resumed_combos", static_cast<double>(drive.resumed));
-  if (root) prof.set("ruined_combos", static_cast<double>(ruined.n));
+  // Only when some were: a run without a ruin writes the results file it wrote before.
+  if (root && ruined.n > 0) prof.set("ruined_combos", static_cast<double>(ruined.n));
   outcome.ruined = ruined.n;
   for (const std::uint64_t row : ruined.rows) outcome.ruined_combo_ids.push_back(sweep.combos.ids(row, 1).at(0));
   if (ruined.n > 0) request.warning(ruin_warning(outcome, n));
