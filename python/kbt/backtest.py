@@ -7,7 +7,10 @@ class Backtest:
     """One combo's backtest (`kbt backtest`): `.stats` (a Series: `kbt backtest`'s
     rows, labelled with their units), `.metrics` (the 21 metrics), `.trades`,
     `.equity` (per window bar: equity, cash, drawdown, buy_and_hold, units per
-    symbol) and `.close` (each symbol's close over the window), and `.plot()`."""
+    symbol) and `.close` (each symbol's close over the window), `.ruined`
+    (whether its equity reached 0, docs/semantics.md "Ruin") with `.ruin_bar`,
+    `.ruin_time` and `.ruin_equity` (the equity before the floor to 0; None
+    when not ruined), and `.plot()`."""
 
     def __init__(self, raw):
         labels, values = [], []
@@ -42,6 +45,10 @@ class Backtest:
         self.equity = equity
         self.close = pd.DataFrame(raw["close"].T, index=index, columns=list(raw["symbols"]))
         self.title = ""
+        self.ruin_bar = raw["ruin_bar"]
+        self.ruined = self.ruin_bar is not None
+        self.ruin_time = None if raw["ruin_time_ns"] is None else pd.Timestamp(raw["ruin_time_ns"], unit="ns", tz="UTC")
+        self.ruin_equity = raw["ruin_equity"]
 
     def plot(self, figsize=(11, 8)):
         """A matplotlib Figure in the three panels of `kbt backtest --plot`:
@@ -52,4 +59,5 @@ class Backtest:
         return plots.backtest_figure(self, figsize=figsize)
 
     def __repr__(self):
-        return "<kbt.Backtest %d trades, return %s>" % (len(self.trades), self.stats_text.get("Return [%]", "?"))
+        ruin = ", ruined at %s (bar %d)" % (self.ruin_time.isoformat(), self.ruin_bar) if self.ruined else ""
+        return "<kbt.Backtest %d trades, return %s%s>" % (len(self.trades), self.stats_text.get("Return [%]", "?"), ruin)

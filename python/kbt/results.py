@@ -13,6 +13,8 @@ class Results:
     sort=...)`, `.verify` (a DataFrame, or None without a verification
     stage), `.validation` (a Validation, or None), `.heatmap(x, y)`,
     `.to_hdf5(path)`, `.profile`, `.device`, `.fallback_reason`, `.warnings`,
+    `.ruined` (a boolean Series by combo id: its equity reached 0,
+    docs/semantics.md "Ruin"; final_equity is 0 exactly then),
     and `.path`: the results file the run wrote (None when it wrote none)."""
 
     def __init__(self, handle):
@@ -28,6 +30,8 @@ class Results:
         self.metrics, self.metrics_copied = _frames.metrics_frame(rows["metrics"], s["metric_names"], ids)
         # How the rows came: views of kbt's memory, or read from the results file.
         self.metrics_copied = self.metrics_copied or bool(rows["copied"])
+        # final_equity is in every metric set, and 0 exactly when ruined (docs/metrics.md "Ruined combos").
+        self.ruined = pd.Series(self.metrics["final_equity"].to_numpy() == 0.0, index=ids, name="ruined")
         self.objective = s["objective"]
         self.maximize = bool(s["maximize"])
         self.device = s["device"]

@@ -115,6 +115,11 @@ py::dict backtest(const std::string& yaml_text, const std::string& source_name, 
     window_close.insert(window_close.end(), close.begin() + static_cast<long>(y * bars.n_bars() + r.window.begin),
                         close.begin() + static_cast<long>(y * bars.n_bars() + r.window.end));
   out["close"] = matrix(std::move(window_close), bars.n_symbols(), n);
+  // docs/semantics.md "Ruin": the bar (an index of the data), its time and
+  // the equity before the floor; None when the combo was not ruined.
+  out["ruin_bar"] = r.ruin_bar ? py::object(py::int_(*r.ruin_bar)) : py::object(py::none());
+  out["ruin_time_ns"] = r.ruin_bar ? py::object(py::int_(bars.timestamps[*r.ruin_bar])) : py::object(py::none());
+  out["ruin_equity"] = r.ruin_bar ? py::object(py::float_(r.ruin_equity)) : py::object(py::none());
   return out;
 }
 

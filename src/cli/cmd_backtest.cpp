@@ -133,6 +133,10 @@ void backtest(const BacktestArgs& a, bool by_combo) {
   std::string combo = l.combo_id ? "  combo " + std::to_string(*l.combo_id) : std::string();
   std::printf("%s  %s%s  bars [%zu, %zu) of %zu, %zu symbol(s)\n", a.source.c_str(), l.combo.described.c_str(),
               combo.c_str(), r.window.begin, r.window.end, l.bars.n_bars(), l.bars.n_symbols());
+  if (r.ruin_bar)  // docs/semantics.md "Ruin"
+    std::printf("ruined at %s (bar %zu): equity %s at the close, floored to 0; no trading after it, metrics up to it\n",
+                format_iso8601_utc(l.bars.timestamps[*r.ruin_bar]).c_str(), *r.ruin_bar,
+                detail::format_number(r.ruin_equity).c_str());
   print_report(l, r, rep);
   std::printf("metrics (annualised at %.6g periods per year, %s):\n", r.periods_per_year,
               r.periods_per_year_source.c_str());

@@ -159,6 +159,14 @@ void run(const RunArgs& a) {
   std::printf("%llu combos on %zu bars x %zu symbols, device %s\n", static_cast<unsigned long long>(r.n_rows()),
               bars.n_bars(), bars.n_symbols(), outcome.device_used.c_str());
   std::fputs(format_rank_shares(outcome.profile).c_str(), stdout);
+  if (outcome.ruined > 0) {  // docs/semantics.md "Ruin"
+    std::string ids;
+    for (const std::uint64_t id : outcome.ruined_combo_ids) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
+    if (outcome.ruined > outcome.ruined_combo_ids.size()) ids += ", ...";
+    std::printf("%llu of %llu combos ruined (equity reached 0): combos %s\n",
+                static_cast<unsigned long long>(outcome.ruined), static_cast<unsigned long long>(r.n_rows()),
+                ids.c_str());
+  }
   const RowTable shown = r.best.first(std::min(a.show, r.top_k));
   std::printf("top %zu by %s (%s):\n", shown.size(), r.objective_metric.c_str(), r.maximize ? "max" : "min");
   auto metrics = default_table_metrics();

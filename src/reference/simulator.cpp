@@ -21,6 +21,7 @@ const char* to_string(ExitReason reason) noexcept {
     case ExitReason::take_profit: return "take_profit";
     case ExitReason::trailing_stop: return "trailing_stop";
     case ExitReason::end_of_data: return "end_of_data";
+    case ExitReason::ruin: return "ruin";
   }
   return "unknown";
 }
@@ -132,6 +133,17 @@ class ReferenceSimulator {
   bool bar_valid(std::size_t s, std::size_t t) const { return !math::isnan(at(close_, s, t)); }
 
   void step(std::size_t t, bool last_bar) {
+    // A ruined account has halted: it holds nothing, its cash and equity are
+    // 0 and its bars are not scored (docs/semantics.md "Ruin").
+    if (result_.ruin_bar) {
+      if (opts_.keep_equity) {
+        result_.equity.push_back(0.0);
+        result_.cash.push_back(0.0);
+        result_.units.insert(result_.units.end(), n_sym_, 0.0);
+        result_.open_pnl.push_back(0.0);
+      }
+      return;
+    }
     // Steps numbered as in docs/semantics.md "One bar t of the window".
     // 1. next_open: the orders decided at the previous close fill at this open.
     if (sim_.fill == SimulationSettings::Fill::next_open) fill_pending_orders(t);
@@ -154,8 +166,12 @@ class ReferenceSimulator {
       for (std::size_t s = 0; s < n_sym_; ++s) carry_target(s, t);
     if (!last_bar) decide(t);
 
-    // 7. Equity at the close, into the metrics.
-    const double equity = marked_equity();
+    // 7. Equity at the close, into the metrics; <= 0: the account is ruined.
+    double equity = marked_equity();
+    if (equity <= 0) {
+      ruin(t, equity);
+      equity = 0;
+    }
     acc_.add_bar(equity, exposed);
     if (opts_.keep_equity) {
       result_.equity.push_back(equity);
@@ -176,6 +192,24 @@ class ReferenceSimulator {
           st.cash_flow += st.units * st.mark;
           close_trade(s, t, st.mark, ExitReason::end_of_data);
         }
+  }
+
+  // docs/semantics.md "Ruin": every open position is closed at its mark
+  // without costs, pending orders lapse, cash becomes 0.
+  void ruin(std::size_t t, double equity) {
+    result_.ruin_bar = t;
+    result_.ruin_equity = equity;
+    for (std::size_t s = 0; s < n_sym_; ++s) {
+      SymbolState& st = state_[s];
+      st.pending = false;
+      st.held_target = 0;
+      if (st.units != 0) {
+        st.cash_flow += st.units * st.mark;
+        close_trade(s, t, st.mark, ExitReason::ruin);
+        st.units = 0;
+      }
+    }
+    cash_ = 0;
   }
 
   // cash + sum of units * mark over held symbols, in symbol order.
@@ -235,11 +269,11 @@ class ReferenceSimulator {
       for (double& e : eff) e = e * scale;
     }
     const double equity = marked_equity();
+    if (!(equity > 0)) return;  // no decision: the account is ruined at this close ("Ruin")
     for (std::size_t s = 0; s < n_sym_; ++s) {
       SymbolState& st = state_[s];
       double target = eff[s];
       if (position_form && st.locked) target = 0;
-      if (!(equity > 0)) target = 0;  // ruined: no exposure
       if (target == st.held_target) continue;
       if (sim_.fill == SimulationSettings::Fill::close) {
         if (bar_valid(s, t)) fill(s, t, target, equity, at(close_, s, t));

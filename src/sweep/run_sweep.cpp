@@ -96,6 +96,30 @@ struct MemoryMetrics {
   }
 };
 
+// Ruined combos (docs/semantics.md "Ruin": final_equity is 0 exactly when a
+// combo was ruined), counted as the rows are committed.
+struct RuinCount {
+  static constexpr std::size_t examples = 5;
+  std::uint64_t n = 0;
+  std::vector<std::uint64_t> rows;
+  void add(std::size_t first, std::size_t count, const double* m) {
+    for (std::size_t i = 0; i < count; ++i)
+      if (m[i * n_metrics + static_cast<int>(Metric::final_equity)] == 0.0) {
+        if (rows.size() < examples) rows.push_back(first + i);
+        n += 1;
+      }
+  }
+};
+
+std::string ruin_warning(const SweepOutcome& outcome, std::uint64_t n) {
+  std::string ids;
+  for (const std::uint64_t id : outcome.ruined_combo_ids) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
+  return std::to_string(outcome.ruined) + " of " + std::to_string(n) +
+         " combos were ruined (equity reached 0 at a close: combos " + ids + (outcome.ruined > outcome.ruined_combo_ids.size() ? ", ..." : "") +
+         "): each stopped trading at its ruin bar, its final_equity is 0 and its metrics cover the bars up to the ruin "
+         "(docs/semantics.md \"Ruin\"); max_gross_leverage or costs may be too high";
+}
+
 }  // namespace
 
 std::uint64_t resolve_checkpoint_combos(std::uint64_t configured, std::size_t n_bars, std::size_t n_symbols,
@@ -225,10 +249,21 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
     std::fprintf(stderr, "kbt: resuming from %s: %zu of %zu combos already done\n", request.checkpoint_path.c_str(),
                  drive.resumed, n);
   const auto t_sweep = Clock::now();
+  RuinCount ruined;
+  if (drive.resumed > 0 && root)
+    for_each_row_block(*checkpoint_rows, 65536, RowParts{false, false, true},
+                       [&](std::uint64_t first, std::uint64_t count, const std::uint64_t*, const double*,
+                           const double* m) { ruined.add(first, count, m); });
   if (checkpoint)
-    drive.commit = [&](std::size_t first, std::size_t count, const double* m) { checkpoint->commit(first, count, m); };
+    drive.commit = [&](std::size_t first, std::size_t count, const double* m) {
+      ruined.add(first, count, m);
+      checkpoint->commit(first, count, m);
+    };
   else
-    drive.commit = [&](std::size_t first, std::size_t count, const double* m) { memory.commit(first, count, m); };
+    drive.commit = [&](std::size_t first, std::size_t count, const double* m) {
+      ruined.add(first, count, m);
+      memory.commit(first, count, m);
+    };
   if (request.progress)
     drive.progress = [&](std::size_t done) {
       SweepProgress p;
@@ -287,6 +322,11 @@ SweepOutcome run_sweep(const RunConfig& config, const BarData& bars, const Sweep
   prof.set("checkpoint_combos", static_cast<double>(chunk));
   prof.set("chunks", static_cast<double>(driven.chunks));
   prof.set("resumed_combos", static_cast<double>(drive.resumed));
+  // Only when some were: a run without a ruin writes the results file it wrote before.
+  if (root && ruined.n > 0) prof.set("ruined_combos", static_cast<double>(ruined.n));
+  outcome.ruined = ruined.n;
+  for (const std::uint64_t row : ruined.rows) outcome.ruined_combo_ids.push_back(sweep.combos.ids(row, 1).at(0));
+  if (ruined.n > 0) request.warning(ruin_warning(outcome, n));
   prof.set("seconds_sweep", sweep_seconds);
   prof.set("seconds_topk", driven.seconds_merge);  // the merge of the chunks' top-Ks (inside seconds_sweep)
   prof.set("metrics_computed", [&] {

@@ -35,7 +35,9 @@ std::vector<double> period_returns(const std::vector<double>& equity, double ini
   const std::size_t begin = grid.last_bar.back() + 1 - equity.size();  // the window's first bar
   for (const std::size_t t : grid.last_bar) {
     const double e = equity[t - begin];
-    out.push_back(e / previous - 1.0);
+    // After a ruin the equity stays 0 (docs/semantics.md "Ruin"): an empty
+    // account's periods return 0, not 0 / 0.
+    out.push_back(previous > 0.0 ? e / previous - 1.0 : 0.0);
     previous = e;
   }
   return out;

@@ -258,7 +258,8 @@ TEST(ReferenceSim, NaNBarDoesNotTradeAndKeepsTheLastMark) {
 
 TEST(ReferenceSim, RuinedAccountGoesFlat) {
   // closes 100, 40, 40, 40; target 2 (cap 2): 20 units, cash -1000.
-  // bar 1: E = -1000 + 20*40 = -200 <= 0: every target becomes 0, sell 20 at 40 -> cash -200.
+  // bar 1: E = -1000 + 20*40 = -200 <= 0: ruined (docs/semantics.md "Ruin"):
+  // the 20 units close at the mark 40 without costs, cash and equity become 0.
   // Trade return (-2000 + 800) / 2000 = -0.6; no new position afterwards.
   const BarData data = make_data({flat_bars({100, 40, 40, 40})});
   SimulationSettings sim = base_settings();
@@ -266,9 +267,15 @@ TEST(ReferenceSim, RuinedAccountGoesFlat) {
   const auto r = run(data, sim, targets({{2, NaN, NaN, NaN}}));
   ASSERT_EQ(r.trades.size(), 1u);
   EXPECT_EQ(r.trades[0].exit_bar, 1u);
+  EXPECT_EQ(r.trades[0].exit_reason, ExitReason::ruin);
   expect_close(r.trades[0].trade_return, -0.6);
-  expect_close(metric(r.metrics, Metric::final_equity), -200);
+  ASSERT_TRUE(r.ruin_bar.has_value());
+  EXPECT_EQ(*r.ruin_bar, 1u);
+  expect_close(r.ruin_equity, -200);
+  EXPECT_EQ(metric(r.metrics, Metric::final_equity), 0);
+  EXPECT_EQ(metric(r.metrics, Metric::total_return), -1);
   EXPECT_EQ(metric(r.metrics, Metric::cagr), -1);
+  EXPECT_EQ(metric(r.metrics, Metric::max_drawdown), -1);
 }
 
 TEST(ReferenceSim, ZeroReturnsGiveNaNSharpe) {

@@ -86,7 +86,10 @@ struct BasicMetricsAccumulator : detail::KeptIf<Groups, metric_group::returns, d
   // Kept by every set. The counters are int, as the kernels' bar indices (a
   // window holds fewer than 2^31 bars): a 64-bit counter takes an aligned
   // pair of a GPU thread's registers.
-  Real prev_equity = 0;  // equity at the previous close (the initial equity before the first bar)
+  // Equity at the previous close (the initial equity before the first bar):
+  // > 0 until the account is ruined, 0 from its ruin bar on (docs/semantics.md
+  // "Ruin"; the portfolio step reads it).
+  Real prev_equity = 0;
   int n_bars = 0;        // bars of the scoring window
   int n_trades = 0;      // closed trades
 

@@ -17,7 +17,7 @@
 
 namespace kbt {
 
-enum class ExitReason { signal, stop_loss, take_profit, trailing_stop, end_of_data };
+enum class ExitReason { signal, stop_loss, take_profit, trailing_stop, end_of_data, ruin };
 
 // Stable lower-case name ("signal", "stop_loss", ...).
 const char* to_string(ExitReason reason) noexcept;
@@ -62,6 +62,11 @@ struct SimulationResult {
   // symbol order: each trade's cash flows so far (fills with fees and
   // slippage, borrow, funding) + units * mark.
   std::vector<double> open_pnl;
+  // The window bar (an index of the data) whose close found the equity <= 0,
+  // and that equity before the floor to 0: the account was ruined there and
+  // halted (docs/semantics.md "Ruin"). Empty when it was not.
+  std::optional<std::size_t> ruin_bar;
+  double ruin_equity = 0;
 };
 
 // Simulates one strategy output on `bars` and reduces it to the 21 metrics.

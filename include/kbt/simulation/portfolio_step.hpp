@@ -12,7 +12,8 @@
 // pointer and two strides over (symbol, bar of the current block). Metric
 // events go to an accumulator (metrics_accumulator.hpp) through an Account;
 // the bar's equity and exposure go to the caller's sink, which feeds them to
-// add_bar (and may keep them: the action simulation records equity).
+// add_bar (and may keep them: the action simulation records equity); the bars
+// after a ruin go to its after_ruin(t).
 
 #include <kbt/core/detail/scalar_math.hpp>
 #include <kbt/metrics/metrics_basis.hpp>
@@ -312,11 +313,13 @@ struct PortfolioStep {
       for (int s = 0; s < symbols<NSym>(); ++s) st[s].effective = st[s].effective * scale;
     }
     const Real equity = marked_equity<NSym>(st, a);
+    // An equity not > 0 at the close: no decision, the account is ruined
+    // (docs/semantics.md "Ruin").
+    if (!(equity > Real(0))) return equity;
     bool filled = false;
     for (int s = 0; s < symbols<NSym>(); ++s) {
       Real target = st[s].effective;
       if (general && targets<Form>() && st[s].locked) target = Real(0);
-      if (!(equity > Real(0))) target = Real(0);
       if (target == st[s].held_target) continue;
       if (!general || !rules.fill_next_open) {
         if (bar_valid(s, t)) {
@@ -329,6 +332,30 @@ struct PortfolioStep {
       }
     }
     return filled ? marked_equity<NSym>(st, a) : equity;
+  }
+
+  // The account is ruined at bar t (docs/semantics.md "Ruin"): every open
+  // position is closed at its mark without costs (its trade ends there),
+  // pending orders lapse, cash becomes 0 and the bar's equity 0. Returns
+  // false when the account was ruined at an earlier bar: only a ruin feeds the
+  // metrics an equity <= 0, so their last equity tells. Holding nothing,
+  // with no cash, the account then never trades again (decide() returns
+  // before any order on an equity that is not > 0), and its bars are not
+  // scored.
+  template <int NSym, class Acc>
+  KOKKOS_INLINE_FUNCTION bool ruin(Symbol* st, int t, Account<Real, Acc>& a) const {
+    if (!(a.acc.prev_equity > Real(0))) return false;
+    for (int s = 0; s < symbols<NSym>(); ++s) {
+      st[s].pending = 0;
+      st[s].held_target = Real(0);
+      if (st[s].units != Real(0)) {
+        st[s].cash_flow += st[s].units * st[s].mark;
+        close_trade(a, st[s], t);
+        st[s].units = Real(0);
+      }
+    }
+    a.cash = Real(0);
+    return true;
   }
 
   // Bars [b0, b1) of the block, before the scoring window, only carry the
@@ -348,7 +375,8 @@ struct PortfolioStep {
   // tests it once, not per bar.
   // The bar's outcome goes to sink(BarOutcome) before the last bar's trades
   // close: returned instead, its stores came after that code and cost the
-  // sweep loop extra registers and instructions.
+  // sweep loop extra registers and instructions. A bar after the ruin bar
+  // goes to sink.after_ruin(t) instead (it is not scored).
   template <int NSym, int Step, int Form = -1, class Signals, class Acc, class Sink>
   KOKKOS_FORCEINLINE_FUNCTION void step(const Signals& sig, Symbol* st, int t, int b, bool last_bar,
                                         Account<Real, Acc>& a, Sink& sink) const {
@@ -364,7 +392,13 @@ struct PortfolioStep {
       if (bar_valid(s, t)) st[s].mark = at(close, s, t);
     if (targets<Form>())
       for (int s = 0; s < symbols<NSym>(); ++s) carry_target(sig, st[s], s, b);
-    const Real equity = last_bar ? marked_equity<NSym>(st, a) : decide<NSym, Step, Form>(sig, st, t, b, a);
+    Real equity = last_bar ? marked_equity<NSym>(st, a) : decide<NSym, Step, Form>(sig, st, t, b, a);
+    // Ruin (docs/semantics.md "Ruin"): one compare per bar, not taken until
+    // the account is ruined.
+    if (equity <= Real(0)) {
+      if (!ruin<NSym>(st, t, a)) return sink.after_ruin(t);
+      equity = Real(0);
+    }
     sink(BarOutcome<Real>{equity, exposed});
     if (last_bar)
       for (int s = 0; s < symbols<NSym>(); ++s) {

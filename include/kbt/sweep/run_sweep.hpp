@@ -67,6 +67,10 @@ struct SweepOutcome {
   RunProfile profile;
   std::string device_used;                     // "reference", "serial", ...
   std::optional<std::string> fallback_reason;  // stable `unsupported:<reason>` string
+  // Combos ruined (final_equity 0, docs/semantics.md "Ruin") among every row,
+  // and the combo ids of the first few of them (by row). Counted by the root.
+  std::uint64_t ruined = 0;
+  std::vector<std::uint64_t> ruined_combo_ids;
 };
 
 // Combos per chunk: `configured` when > 0, else auto: a chunk of about 2^26

@@ -89,6 +89,11 @@ struct ActionTrials {
         if (st[s].units != Real(0)) pnl += st[s].cash_flow + st[s].units * st[s].mark;
       *open_pnl = pnl;
     }
+    // After the ruin bar (docs/semantics.md "Ruin"): not scored, equity 0.
+    KOKKOS_FORCEINLINE_FUNCTION void after_ruin(int) const {
+      if (equity) *equity = Real(0);
+      if (open_pnl) *open_pnl = Real(0);
+    }
   };
 
   template <int NSym, int StepKind>

@@ -55,13 +55,15 @@ struct SweepFunctor {
   // the position's operands.
   int position_per_bar = 0;
 
-  // Feeds each bar's outcome to the accumulator's add_bar.
+  // Feeds each bar's outcome to the accumulator's add_bar (a bar after a
+  // ruin is not scored: docs/semantics.md "Ruin").
   template <class Accumulator>
   struct AddBar {
     Accumulator& acc;
     KOKKOS_FORCEINLINE_FUNCTION void operator()(const BarOutcome<Real>& bar) const {
       acc.add_bar(bar.equity, bar.exposed);
     }
+    KOKKOS_FORCEINLINE_FUNCTION void after_ruin(int) const {}  // not scored
   };
 
   // The bars of the block at t0 (already evaluated, unless the position is

@@ -66,6 +66,17 @@ struct WindowSweepLaunch {
         s.next_period += 1;
       }
     }
+    // A bar after the ruin bar: not scored; a period ending there returns -1
+    // when the ruin was in it, else 0 (docs/validation.md "Periods"), as
+    // period_returns() reads the equity curve, 0 from the ruin on.
+    KOKKOS_FORCEINLINE_FUNCTION void after_ruin(int) const {
+      if (launch.period_returns.data() != nullptr && s.next_period < int(launch.period_last.extent(0)) &&
+          launch.period_last(s.next_period) == t) {
+        launch.period_returns(s.next_period, row) = s.previous > 0.0 ? -1.0 : 0.0;
+        s.previous = 0.0;
+        s.next_period += 1;
+      }
+    }
   };
 
   // Bars [t0, t0 + b1) of window [begin, end) (the block is evaluated):
