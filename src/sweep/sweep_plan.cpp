@@ -24,12 +24,10 @@ std::optional<std::string> sweep_kernel_unsupported(const Program& p) {
     for (std::int32_t k = sp.init_begin; k < sp.init_end; ++k)
       if (p.scan_tape[static_cast<std::size_t>(k)].op == OpCode::scan_state)
         return std::string("unsupported:scan_init_reads_state");
-  std::vector<bool> hoisted(p.code.size(), false);
-  for (const HoistedSeries& h : p.hoisted)
-    if (window_varies(h.window_kind)) hoisted[static_cast<std::size_t>(h.reg)] = true;
+  const std::vector<kernels::HoistedRegister> hoisted = kernels::hoisted_registers(p);
   for (std::size_t r = 0; r < p.code.size(); ++r) {
     const Instr& i = p.code[r];
-    if (!i.is_series || !i.depends_on_params || hoisted[r]) continue;
+    if (!i.is_series || !i.depends_on_params || hoisted[r].fold >= 0) continue;
     // In-thread evaluation runs on the base bars only; a higher-timeframe series
     // that depends on params must be a hoisted windowed op of param-free input.
     if (i.frame > 0) return std::string("unsupported:param_dependent_expression_in_higher_timeframe");
@@ -85,7 +83,7 @@ SweepPlan make_sweep_plan(const Program& p, const BarData& bars) {
   std::vector<double> first_combo(p.n_params());
   for (std::size_t k = 0; k < p.n_params(); ++k) first_combo[k] = p.param_axes[k].front();
   bool any_hoisted = false;
-  for (const HoistedSeries& h : p.hoisted) any_hoisted = any_hoisted || window_varies(h.window_kind);
+  for (const kernels::HoistedRegister& h : hoisted) any_hoisted = any_hoisted || h.fold >= 0;
   bool any_materialized = false;
   for (std::size_t r = 0; r < n_regs; ++r)
     any_materialized = any_materialized || (needed[r] && plan.home[r] == RegisterHome::materialized);
